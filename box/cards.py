@@ -1,0 +1,164 @@
+"""Card decks: CSV files, one per game, validated with file, line and field in every error.
+
+Each game module describes its columns and turns a row into its own card type;
+this module does the reading, the header check, duplicate ids and names, and the
+error reporting. See docs/decks.md.
+
+>>> import io
+>>> deck = read_deck("dead-set", io.StringIO("id,name,age\\nds1,Ada Lovelace,36\\n"),
+...                  ("id", "name", "age"), lambda row: dict(row), path="x.csv")
+>>> deck.name_of("ds1")
+'Ada Lovelace'
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from box.errors import DeckError
+
+BUILTIN_DIR = Path(__file__).parent / "decks"
+
+
+class RowError(ValueError):
+    """Raised by a row parser: what is wrong with which field of the row."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A game's cards by id, in file order, with their display names."""
+
+    game: str
+    cards: Mapping[str, Any]
+    names: Mapping[str, str]
+    path: str
+    extras: Mapping[str, Any] = field(default_factory=dict)  # e.g. a board that goes with the deck
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self.cards
+
+    def __getitem__(self, card_id: str) -> Any:
+        return self.cards[card_id]
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def name_of(self, card_id: str) -> str:
+        return self.names[card_id]
+
+    def find(self, text: str) -> str | None:
+        """The id of the card whose id or name is `text` (case-insensitive), or None."""
+        if text in self.cards:
+            return text
+        wanted = text.strip().casefold()
+        for card_id, name in self.names.items():
+            if card_id.casefold() == wanted or name.casefold() == wanted:
+                return card_id
+        return None
+
+
+def read_deck(
+    game: str,
+    source: IO[str] | Iterable[str],
+    columns: tuple[str, ...],
+    parse_row: Callable[[dict[str, str]], Any],
+    path: str,
+    name_column: str = "name",
+) -> Deck:
+    """Read a deck: the header must hold `columns` (in any order; extra columns are an error).
+
+    `parse_row` gets a dict of stripped strings and returns the card; it raises
+    RowError(field, message) for a bad value. Lines starting with '#' are comments.
+    """
+    reader = csv.reader(line for line in source)
+    header: list[str] | None = None
+    cards: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    seen_names: dict[str, int] = {}
+    line_of: dict[str, int] = {}
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
+            continue
+        if header is None:
+            header = [cell.strip() for cell in row]
+            missing = [c for c in columns if c not in header]
+            extra = [c for c in header if c not in columns]
+            if missing:
+                raise DeckError(path, f"header lacks column(s) {', '.join(missing)}; expected {','.join(columns)}", line=line)
+            if extra:
+                raise DeckError(path, f"unknown column(s) {', '.join(extra)}; expected {','.join(columns)}", line=line)
+            continue
+        if len(row) != len(header):
+            raise DeckError(path, f"expected {len(header)} fields, found {len(row)} (a comma inside a value needs quotes)", line=line)
+        values = {key: cell.strip() for key, cell in zip(header, row)}
+        card_id = values["id"]
+        if not card_id:
+            raise DeckError(path, "empty id", line=line, field="id")
+        if card_id in cards:
+            raise DeckError(path, f"duplicate id {card_id!r} (first on line {line_of[card_id]})", line=line, field="id")
+        name = values.get(name_column, "")
+        if not name:
+            raise DeckError(path, "empty name", line=line, field=name_column)
+        if name.casefold() in seen_names:
+            raise DeckError(path, f"duplicate name {name!r} (first on line {seen_names[name.casefold()]})", line=line, field=name_column)
+        try:
+            card = parse_row(values)
+        except RowError as problem:
+            raise DeckError(path, str(problem), line=line, field=problem.field) from None
+        cards[card_id] = card
+        names[card_id] = name
+        seen_names[name.casefold()] = line
+        line_of[card_id] = line
+    if header is None:
+        raise DeckError(path, "the file is empty: it needs a header line " + ",".join(columns))
+    if not cards:
+        raise DeckError(path, "the deck has no cards")
+    return Deck(game=game, cards=cards, names=names, path=path)
+
+
+def open_deck(
+    game: str,
+    columns: tuple[str, ...],
+    parse_row: Callable[[dict[str, str]], Any],
+    directory: Path | None = None,
+    name_column: str = "name",
+) -> Deck:
+    """Load `<directory>/<game>.csv`, or the built-in deck when no directory is given."""
+    path = (directory or BUILTIN_DIR) / f"{game}.csv"
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return read_deck(game, handle, columns, parse_row, str(path), name_column)
+    except FileNotFoundError:
+        raise DeckError(path, "no such deck file") from None
+    except UnicodeDecodeError as problem:
+        raise DeckError(path, f"not UTF-8 text ({problem.reason} at byte {problem.start})") from None
+
+
+def whole_number(values: Mapping[str, str], field: str, low: int | None = None, high: int | None = None) -> int:
+    """Parse a whole number field, with an optional range, or raise RowError."""
+    text = values[field]
+    try:
+        number = int(text)
+    except ValueError:
+        raise RowError(field, f"not a whole number: {text!r}") from None
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise RowError(field, f"{number} is out of range {low}..{high}")
+    return number
+
+
+def one_of(values: Mapping[str, str], field: str, choices: Iterable[str], allow_empty: bool = False) -> str:
+    """Parse a field that must be one of `choices` (case-insensitive), or raise RowError."""
+    text = values[field].lower()
+    allowed = tuple(choices)
+    if (allow_empty and text == "") or text in allowed:
+        return text
+    raise RowError(field, f"{values[field]!r} is not one of {', '.join(allowed)}")

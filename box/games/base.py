@@ -1,0 +1,176 @@
+"""The contract every game follows: pure rules over the box's physical inputs.
+
+A game is a module exposing a `RULES` object that satisfies `Rules`. Its state
+is an immutable value (frozen dataclasses, tuples, frozen mappings); `apply`
+never mutates the state it is given, uses no clock, thread, hardware or
+randomness, and answers either a `Step` (the new state and its effects) or a
+`Rejected` with a reason a player can read on the OLED (<= ~40 characters is
+best, it is wrapped over two lines).
+
+The service owns everything around the game: it resolves a tag to a card id of
+the running game's deck (unknown tags and cards of other games never reach the
+game), throws the dice when ROLL is pressed and `wants_roll` is true, and keeps
+these inputs for itself: a long press of BACK (undo), a long press of ROLL (the
+shot timer), BACK+OK held together (power off). Every other press reaches the
+game.
+
+Example, a one-action game:
+
+>>> step = Step(state=1, sounds=(Sound.RIGHT,))
+>>> step.sounds
+('right',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from box.cards import Deck
+
+BUTTONS = ("up", "down", "ok", "back", "roll")
+READERS = ("left", "middle", "right")
+
+
+class Sound:
+    """Named sounds a game may ask for; the buzzer port knows how to play each."""
+
+    RIGHT = "right"
+    WRONG = "wrong"
+    COLUMN = "column"  # a column completed (fanfare)
+    LAP = "lap"  # lap alarm: everyone drinks
+    TICK = "tick"  # shot timer, last seconds
+    END = "end"  # shot timer at zero
+    DICE = "dice"
+    FANFARE = "fanfare"  # a win
+    CLICK = "click"  # a cursor move or a confirmation
+    ERROR = "error"  # a rejected input
+
+
+@dataclass(frozen=True)
+class Press:
+    """A button pressed and released: `long` after >= 1 s held."""
+
+    button: str  # one of BUTTONS
+    long: bool = False
+
+
+@dataclass(frozen=True)
+class Tap:
+    """A card laid on a reader. `card` is an id of the running game's deck."""
+
+    reader: str  # one of READERS
+    card: str
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Two dice thrown by the box for the game (only sent while `wants_roll`)."""
+
+    dice: tuple[int, int]
+
+
+Action = Press | Tap | Roll
+
+
+@dataclass(frozen=True)
+class View:
+    """What the OLED shows: a title bar, up to five text lines, an optional highlight.
+
+    Lines are about 21 characters wide; longer ones are cut. `cursor` highlights
+    one line (inverted). `dice` draws two dice with pips instead of the lines.
+    `notice` is a short message (the last rejection or result) on the bottom line.
+    """
+
+    title: str
+    lines: tuple[str, ...] = ()
+    cursor: int | None = None
+    dice: tuple[int, int] | None = None
+    notice: str = ""
+
+
+@dataclass(frozen=True)
+class Step:
+    """An accepted action: the new state and what the box should do about it.
+
+    `timer` asks the service's shot timer to start: "chug" (the stopwatch) or
+    "countdown:<seconds>".
+    """
+
+    state: Any
+    sounds: tuple[str, ...] = ()
+    timer: str | None = None
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An illegal action: nothing changes; the reason is shown and the error sound plays."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """A variant or house rule, offered in the menu and as `key=value` in scripts.
+
+    `choices` lists the allowed values; an empty tuple means a whole number in
+    [low, high].
+    """
+
+    key: str
+    label: str
+    default: str
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    high: int = 0
+
+    def parse(self, text: str) -> str:
+        """The canonical value for `text`, or raise ValueError naming the allowed ones."""
+        if self.choices:
+            if text not in self.choices:
+                raise ValueError(f"{self.key} must be one of {', '.join(self.choices)}, not {text!r}")
+            return text
+        try:
+            number = int(text)
+        except ValueError:
+            raise ValueError(f"{self.key} must be a whole number, not {text!r}") from None
+        if not self.low <= number <= self.high:
+            raise ValueError(f"{self.key} must be between {self.low} and {self.high}, not {number}")
+        return str(number)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How a game starts: the players in seating order and the chosen options."""
+
+    players: tuple[str, ...]
+    options: Mapping[str, str] = field(default_factory=dict)
+
+
+class Rules(Protocol):
+    """What the service needs of a game module's `RULES`."""
+
+    name: str  # "deadlines", "dead-set", "dead-fellas", "deck-of-death"
+    title: str  # as shown in the menu
+    min_players: int
+    max_players: int
+    options: tuple[Option, ...]
+
+    def load_deck(self, directory: Any = None) -> Deck:
+        """The game's deck from `<directory>/<name>.csv`, or the built-in one."""
+
+    def new(self, setup: Setup, deck: Deck) -> Any:
+        """The first state of a game; options are already validated and complete."""
+
+    def apply(self, state: Any, action: Action) -> Step | Rejected:
+        """The pure transition."""
+
+    def wants_roll(self, state: Any) -> bool:
+        """True while the next ROLL press throws the game's own dice."""
+
+    def view(self, state: Any) -> View:
+        """The screen for this state."""
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        """JSON-ready keys: `current_player`, `over`, `winners` and the game's own keys."""
