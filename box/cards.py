@@ -93,12 +93,18 @@ def read_deck(
             missing = [c for c in columns if c not in header]
             extra = [c for c in header if c not in columns]
             if missing:
-                raise DeckError(path, f"header lacks column(s) {', '.join(missing)}; expected {','.join(columns)}", line=line)
+                raise DeckError(
+                    path, f"header lacks column(s) {', '.join(missing)}; expected {','.join(columns)}", line=line
+                )
             if extra:
                 raise DeckError(path, f"unknown column(s) {', '.join(extra)}; expected {','.join(columns)}", line=line)
             continue
         if len(row) != len(header):
-            raise DeckError(path, f"expected {len(header)} fields, found {len(row)} (a comma inside a value needs quotes)", line=line)
+            raise DeckError(
+                path,
+                f"expected {len(header)} fields, found {len(row)} (a comma inside a value needs quotes)",
+                line=line,
+            )
         values = {key: cell.strip() for key, cell in zip(header, row)}
         card_id = values["id"]
         if not card_id:
@@ -109,7 +115,12 @@ def read_deck(
         if not name:
             raise DeckError(path, "empty name", line=line, field=name_column)
         if name.casefold() in seen_names:
-            raise DeckError(path, f"duplicate name {name!r} (first on line {seen_names[name.casefold()]})", line=line, field=name_column)
+            raise DeckError(
+                path,
+                f"duplicate name {name!r} (first on line {seen_names[name.casefold()]})",
+                line=line,
+                field=name_column,
+            )
         try:
             card = parse_row(values)
         except RowError as problem:

@@ -1,0 +1,141 @@
+"""The box's own menus: pick a game, the number of players, variants and house rules.
+
+Pure like the games: `Menu.press(press)` returns the next menu, or a `Choice`
+when the user asked for something the service does (start a game, open a tool).
+
+>>> menu = Menu.main(("deadlines", "dead-set"), titles={"deadlines": "Deadlines", "dead-set": "Dead Set"})
+>>> menu.press(Press("down")).press(Press("ok"))
+Choice(kind='game', game='dead-set', players=0, options=(), tool='')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from box.games.base import Option, Press, View
+
+TOOLS = ("Shot timer", "Self-test", "Power off")
+VISIBLE_LINES = 5
+
+
+def window(lines: Sequence[str], cursor: int, size: int = VISIBLE_LINES) -> tuple[tuple[str, ...], int]:
+    """The `size` lines around `cursor`, and the cursor's index among them.
+
+    >>> window([str(n) for n in range(10)], 7, size=3)
+    (('6', '7', '8'), 1)
+    """
+    start = min(max(0, cursor - size // 2), max(0, len(lines) - size))
+    return tuple(lines[start : start + size]), cursor - start
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the user chose: `start` a game with players and options, or a `tool` by name."""
+
+    kind: str
+    game: str = ""
+    players: int = 0
+    options: tuple[tuple[str, str], ...] = ()
+    tool: str = ""
+
+
+@dataclass(frozen=True)
+class Menu:
+    """The menu's screens: `main` (games, then tools), `players`, `options`."""
+
+    games: tuple[str, ...]
+    titles: Mapping[str, str]
+    page: str = "main"
+    cursor: int = 0
+    game: str = ""
+    players: int = 2
+    player_range: tuple[int, int] = (1, 10)
+    options: tuple[Option, ...] = ()
+    values: tuple[str, ...] = ()
+
+    @classmethod
+    def main(cls, games: Sequence[str], titles: Mapping[str, str]) -> Menu:
+        return cls(games=tuple(games), titles=dict(titles))
+
+    def entries(self) -> list[str]:
+        if self.page == "main":
+            return [self.titles.get(g, g) for g in self.games] + list(TOOLS)
+        if self.page == "players":
+            return [f"Players: < {self.players} >"]
+        return [f"{o.label}: {v}" for o, v in zip(self.options, self.values)] + ["START"]
+
+    def configure(self, game: str, options: Sequence[Option], player_range: tuple[int, int]) -> Menu:
+        """Enter the players page for `game` (the service knows each game's options)."""
+        low, high = player_range
+        return replace(
+            self,
+            page="players",
+            cursor=0,
+            game=game,
+            player_range=player_range,
+            players=min(max(self.players, low), high),
+            options=tuple(options),
+            values=tuple(o.default for o in options),
+        )
+
+    def press(self, press: Press) -> Menu | Choice:
+        size = len(self.entries())
+        if press.button in ("up", "down") and self.page != "players":
+            step = -1 if press.button == "up" else 1
+            return replace(self, cursor=(self.cursor + step) % size)
+        if self.page == "main":
+            if press.button != "ok":
+                return self
+            if self.cursor < len(self.games):
+                return Choice("game", game=self.games[self.cursor])
+            return Choice("tool", tool=TOOLS[self.cursor - len(self.games)])
+        if press.button == "back":
+            if self.page == "options":
+                return replace(self, page="players", cursor=0)
+            return replace(self, page="main", cursor=self.games.index(self.game))
+        if self.page == "players":
+            low, high = self.player_range
+            if press.button in ("up", "down"):
+                step = 1 if press.button == "up" else -1
+                return replace(self, players=min(max(self.players + step, low), high))
+            if press.button == "ok":
+                if not self.options:
+                    return Choice("start", game=self.game, players=self.players)
+                return replace(self, page="options", cursor=0)
+            return self
+        if press.button != "ok":
+            return self
+        if self.cursor == len(self.options):
+            return Choice(
+                "start",
+                game=self.game,
+                players=self.players,
+                options=tuple((o.key, v) for o, v in zip(self.options, self.values)),
+            )
+        option = self.options[self.cursor]
+        values = list(self.values)
+        values[self.cursor] = next_value(option, values[self.cursor])
+        return replace(self, values=tuple(values))
+
+    def view(self) -> View:
+        lines, cursor = window(self.entries(), self.cursor)
+        if self.page == "main":
+            return View("GRAVEBOX", lines, cursor)
+        title = self.titles.get(self.game, self.game)
+        if self.page == "players":
+            low, high = self.player_range
+            return View(title, (*lines, f"UP/DOWN: {low} to {high}", "OK: next  BACK: back"), 0)
+        return View(title, lines, cursor, notice="OK changes, BACK back")
+
+
+def next_value(option: Option, value: str) -> str:
+    """The value after `value`: the next choice, or the next whole number wrapping in range.
+
+    >>> next_value(Option("streak", "Streak", "off", ("off", "must", "may")), "may")
+    'off'
+    """
+    if option.choices:
+        return option.choices[(option.choices.index(value) + 1) % len(option.choices)]
+    number = int(value) + 1
+    return str(option.low if number > option.high else number)

@@ -1,0 +1,494 @@
+"""The box's brain: menus, the game in play, the tools, undo, and what to show and play.
+
+`Box` owns all state and is driven by one loop thread (box/loop.py on a real box,
+the simulator's script runner on virtual time). It is told about inputs by
+plain method calls with the time they happened, and answers with the screen
+(`screen`) and the sounds to play (`take_sounds`). It never touches hardware.
+
+>>> from box.journal import Journal
+>>> from box.tools import DiceCup
+>>> box = Box(Journal(":memory:"), TagMap(), DiceCup(), Settings())
+>>> box.screen(0.0).title
+'GRAVEBOX'
+>>> box.dice.queue(6, 6); box.button("roll", "short", now=1.0); box.dump(1.0)["dice"]["last"]
+[6, 6]
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from box.cards import Deck
+from box.games import GAMES, rules_for
+from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Tap, View
+from box.journal import Journal, JournalDamaged
+from box.menu import Choice, Menu, window
+from box.session import GameSession
+from box.tags import TagMap
+from box.tools import DiceCup, ShotTimer
+
+log = logging.getLogger(__name__)
+
+NOTICE_SECONDS = 3.0
+CLOCK_REFRESH = 0.1  # a running shot timer redraws ten times a second
+DICE_ANIMATION = (0.08, 0.16, 0.26, 0.38, 0.52)  # frame times after a throw
+TITLES = {
+    "deadlines": "Deadlines",
+    "dead-set": "Dead Set",
+    "dead-fellas": "Dead Fellas",
+    "deck-of-death": "Deck of Death",
+}
+
+
+@dataclass
+class Settings:
+    """What the owner configures: player names and deck files."""
+
+    names: tuple[str, ...] = ()
+    decks_dir: Path | None = None
+
+    def player_names(self, count: int) -> list[str]:
+        if len(self.names) >= count:
+            return list(self.names[:count])
+        return [f"P{n}" for n in range(1, count + 1)]
+
+
+class GameStartError(ValueError):
+    """A game cannot start with the given players or options (the message says why)."""
+
+
+@dataclass
+class DiceShow:
+    """Two dice tumbling, then the result; a game's roll closes itself after the animation."""
+
+    dice: tuple[int, int]
+    thrown: float
+    closes: bool
+
+    def face(self, now: float) -> tuple[int, int]:
+        frames = [t for t in DICE_ANIMATION if self.thrown + t > now]
+        if not frames:
+            return self.dice
+        k = len(frames)
+        return ((self.dice[0] + k) % 6 + 1, (self.dice[1] + 2 * k) % 6 + 1)
+
+
+@dataclass
+class TimerTool:
+    """The shot timer's screens: choose, set the countdown, run it, or the chug stopwatch."""
+
+    mode: str = "choose"  # choose, set, countdown, stopwatch
+    cursor: int = 0
+    seconds: int = 30
+
+
+@dataclass
+class BoxMenu:
+    """The long-BACK menu: undo the last action, abandon the game, or go back."""
+
+    cursor: int = 0
+    entries: tuple[str, ...] = ()
+
+
+@dataclass
+class Confirm:
+    """A yes/no question: OK confirms, BACK cancels."""
+
+    question: str
+    on_yes: Callable[[float], None]
+
+
+@dataclass
+class Box:
+    journal: Journal
+    tags: TagMap
+    dice: DiceCup
+    settings: Settings
+    damaged: JournalDamaged | None = None
+    session: GameSession | None = None
+    menu: Menu = field(init=False)
+    overlay: Any = None
+    notice: str = ""
+    notice_until: float = 0.0
+    offline: dict[str, str] = field(default_factory=dict)
+    sounds: list[str] = field(default_factory=list)
+    timer: ShotTimer = field(init=False)
+    dice_show: DiceShow | None = None
+    last_dice: list[int] | None = None
+    power_off_requested: bool = False
+    decks: dict[str, Deck] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.menu = Menu.main(tuple(GAMES), TITLES)
+        self.timer = ShotTimer(best_chug=self.journal.get("best_chug"))
+        self.last_dice = self.journal.get("dice")
+        if self.damaged is not None:
+            self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
+        record = self.journal.unfinished_game()
+        if record is not None:
+            try:
+                rules = rules_for(record.name)
+                self.session = GameSession(rules, self.deck(record.name, record.decks), record, self.journal)
+                log.info("resumed %s (game %d, %d actions)", record.name, record.id, len(self.session.history))
+            except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
+                log.error("cannot resume %s: %s", record.name, problem)
+                self.journal.finish_game(record.id)
+                self.say(f"Cannot resume: {problem}", now=0.0, seconds=30.0)
+
+    # ----- decks and games -------------------------------------------------------------
+
+    def deck(self, game: str, decks_dir: str | None = None) -> Deck:
+        """The game's deck (loaded once): from the decks directory where it has the file."""
+        if game not in self.decks:
+            directory = Path(decks_dir) if decks_dir else self.settings.decks_dir
+            if directory is not None and not (directory / f"{game}.csv").exists():
+                directory = None
+            self.decks[game] = rules_for(game).load_deck(directory)
+        return self.decks[game]
+
+    def start_game(
+        self,
+        game: str,
+        now: float,
+        players: int | None = None,
+        names: list[str] | None = None,
+        options: dict[str, str] | None = None,
+    ) -> None:
+        """Start a game, finishing any other; raises GameStartError with a readable reason."""
+        if game not in GAMES:
+            raise GameStartError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
+        rules = rules_for(game)
+        if names:
+            if players is not None and players != len(names):
+                raise GameStartError(f"players={players} but {len(names)} names given")
+            players = len(names)
+        count = players if players is not None else max(rules.min_players, 2)
+        if not rules.min_players <= count <= rules.max_players:
+            raise GameStartError(f"{game} takes {rules.min_players} to {rules.max_players} players, not {count}")
+        names = list(names) if names else self.settings.player_names(count)
+        if len(set(names)) != len(names):
+            raise GameStartError("player names must differ")
+        chosen = dict(options or {})
+        known = {o.key: o for o in rules.options}
+        unknown = [key for key in chosen if key not in known]
+        if unknown:
+            raise GameStartError(f"unknown option {unknown[0]!r} for {game}; options are {', '.join(known) or 'none'}")
+        try:
+            values = {key: known[key].parse(chosen.get(key, known[key].default)) for key in known}
+        except ValueError as problem:
+            raise GameStartError(str(problem)) from None
+        deck = self.deck(game)
+        decks_dir = str(self.settings.decks_dir) if self.settings.decks_dir else None
+        # Let the rules refuse bad setups before anything is journaled.
+        rules.new(Setup(tuple(names), values), deck)
+        if self.session is not None:
+            self.journal.finish_game(self.session.record.id)
+        record_id = self.journal.start_game(game, names, values, decks_dir)
+        record = self.journal.unfinished_game()
+        assert record is not None and record.id == record_id
+        self.session = GameSession(rules, deck, record, self.journal)
+        self.overlay = None
+        self.say(f"{TITLES[game]}: {len(names)} players", now)
+
+    def leave_game(self, now: float) -> None:
+        if self.session is not None:
+            self.journal.finish_game(self.session.record.id)
+            self.session = None
+        self.menu = Menu.main(tuple(GAMES), TITLES)
+        self.overlay = None
+        self.say("Game closed", now)
+
+    # ----- inputs ---------------------------------------------------------------------
+
+    def button(self, button: str, kind: str, now: float) -> None:
+        """A button event from the press detector: short, long, repeat or combo."""
+        if kind == "combo":
+            self.overlay = Confirm("Power off the box?", self.request_power_off)
+            return
+        press = Press(button, long=(kind == "long"))
+        if self.dice_show is not None and not self.dice_show.closes:
+            self.dice_show = None
+            if button != "roll":
+                return
+        if self.overlay is not None:
+            self.overlay_press(press, now)
+        elif press == Press("back", long=True):
+            self.open_box_menu()
+        elif press == Press("roll", long=True):
+            self.overlay = TimerTool()
+        elif press == Press("roll"):
+            self.roll(now)
+        elif self.session is not None:
+            if press == Press("ok", long=True) and self.session.dump().get("over"):
+                self.leave_game(now)
+            else:
+                self.act(press, now)
+        else:
+            self.menu_press(press, now)
+
+    def card_placed(self, reader: str, uid: bytes, now: float) -> None:
+        """A card laid on a reader (the driver reports each placement once)."""
+        card = self.tags.lookup(uid)
+        if card is None:
+            self.reject(f"Unknown card {uid.hex()}", now)
+            return
+        game, card_id = card
+        if self.session is None:
+            self.reject(f"No game running ({TITLES.get(game, game)} card)", now)
+        elif game != self.session.record.name:
+            self.reject(f"That card is from {TITLES.get(game, game)}", now)
+        elif self.overlay is not None or (self.dice_show is not None and not self.dice_show.closes):
+            self.reject("Finish this screen first", now)
+        else:
+            self.act(Tap(reader, card_id), now)
+
+    def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
+        if online:
+            self.offline.pop(reader, None)
+            self.say(f"Reader {reader} back", now)
+        else:
+            self.offline[reader] = message
+            self.say(message, now, seconds=NOTICE_SECONDS * 2)
+            self.sounds.append(Sound.ERROR)
+
+    # ----- actions --------------------------------------------------------------------
+
+    def act(self, action: Action, now: float) -> None:
+        """Apply an action to the game: journaled first, then shown and heard."""
+        assert self.session is not None
+        result = self.session.apply(action)
+        if isinstance(result, Rejected):
+            self.reject(result.reason, now)
+            return
+        self.notice = ""
+        self.sounds.extend(result.sounds)
+        if result.timer == "chug":
+            self.timer.start_stopwatch(now)
+            self.overlay = TimerTool(mode="stopwatch")
+        elif result.timer and result.timer.startswith("countdown:"):
+            seconds = int(result.timer.split(":", 1)[1])
+            self.timer.start_countdown(seconds, now)
+            self.overlay = TimerTool(mode="countdown", seconds=seconds)
+
+    def roll(self, now: float) -> None:
+        """ROLL: the game's dice when it wants them, else the free dice tool."""
+        dice = self.dice.throw()
+        game_roll = self.session is not None and self.session.rules.wants_roll(self.session.state)
+        if game_roll:
+            self.act(Roll(dice), now)
+        self.last_dice = list(dice)
+        self.journal.put("dice", self.last_dice)
+        self.sounds.append(Sound.DICE)
+        self.dice_show = DiceShow(dice, now, closes=game_roll)
+
+    def reject(self, reason: str, now: float) -> None:
+        self.say(reason, now)
+        self.sounds.append(Sound.ERROR)
+
+    def say(self, text: str, now: float, seconds: float = NOTICE_SECONDS) -> None:
+        self.notice, self.notice_until = text, now + seconds
+
+    def request_power_off(self, now: float) -> None:
+        self.power_off_requested = True
+        self.say("Powering off...", now, seconds=60)
+
+    def undo(self, now: float) -> None:
+        if self.session is not None and self.session.undo():
+            self.say("Undone", now)
+            self.sounds.append(Sound.CLICK)
+        else:
+            self.reject("Nothing to undo", now)
+
+    # ----- menus and overlays -----------------------------------------------------------
+
+    def menu_press(self, press: Press, now: float) -> None:
+        result = self.menu.press(press)
+        if isinstance(result, Menu):
+            self.menu = result
+            return
+        self.choose(result, now)
+
+    def choose(self, choice: Choice, now: float) -> None:
+        if choice.kind == "game":
+            rules = rules_for(choice.game)
+            self.menu = self.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players))
+        elif choice.kind == "start":
+            try:
+                self.start_game(choice.game, now, players=choice.players, options=dict(choice.options))
+            except (GameStartError, ValueError) as problem:
+                self.reject(str(problem), now)
+        elif choice.tool == "Shot timer":
+            self.overlay = TimerTool()
+        elif choice.tool == "Power off":
+            self.overlay = Confirm("Power off the box?", self.request_power_off)
+        else:
+            self.reject(f"{choice.tool}: run gravebox {choice.tool.lower()}", now)
+
+    def open_box_menu(self) -> None:
+        label = self.session.last_action() if self.session is not None else None
+        entries = (f"Undo: {label}" if label else "Nothing to undo",)
+        if self.session is not None:
+            entries += ("Abandon game",)
+        self.overlay = BoxMenu(0, (*entries, "Back"))
+
+    def overlay_press(self, press: Press, now: float) -> None:
+        overlay = self.overlay
+        if isinstance(overlay, Confirm):
+            if press.button == "ok":
+                self.overlay = None
+                overlay.on_yes(now)
+            elif press.button == "back":
+                self.overlay = None
+        elif isinstance(overlay, BoxMenu):
+            self.box_menu_press(overlay, press, now)
+        elif isinstance(overlay, TimerTool):
+            self.timer_press(overlay, press, now)
+
+    def box_menu_press(self, menu: BoxMenu, press: Press, now: float) -> None:
+        if press.button in ("up", "down"):
+            menu.cursor = (menu.cursor + (1 if press.button == "down" else -1)) % len(menu.entries)
+        elif press.button == "back":
+            self.overlay = None
+        elif press.button == "ok":
+            entry = menu.entries[menu.cursor]
+            self.overlay = None
+            if entry.startswith("Undo"):
+                self.undo(now)
+            elif entry == "Abandon game":
+                self.overlay = Confirm("Abandon this game?", self.leave_game)
+
+    def timer_press(self, tool: TimerTool, press: Press, now: float) -> None:
+        if tool.mode == "choose":
+            if press.button in ("up", "down"):
+                tool.cursor = 1 - tool.cursor
+            elif press.button == "back":
+                self.overlay = None
+            elif press.button == "ok" and tool.cursor == 0:
+                tool.mode = "set"
+            elif press.button == "ok":
+                tool.mode = "stopwatch"
+                self.timer.start_stopwatch(now)
+        elif tool.mode == "set":
+            if press.button in ("up", "down"):
+                step = 5 if press.button == "up" else -5
+                tool.seconds = min(max(tool.seconds + step, 5), 600)
+            elif press.button == "ok":
+                tool.mode = "countdown"
+                self.timer.start_countdown(tool.seconds, now)
+            elif press.button == "back":
+                tool.mode = "choose"
+        elif tool.mode == "countdown":
+            if press.button in ("ok", "back"):
+                self.timer.stop(now)
+                self.overlay = None if press.button == "back" else TimerTool(mode="set", seconds=tool.seconds)
+        elif tool.mode == "stopwatch":
+            if press.button == "ok" and self.timer.state == "stopwatch":
+                elapsed = self.timer.stop(now)
+                self.journal.put("best_chug", self.timer.best_chug)
+                self.say(f"Chug: {elapsed:.2f} s", now)
+                self.sounds.append(Sound.END)
+            elif press.button == "ok":
+                self.timer.start_stopwatch(now)
+            elif press.button == "back":
+                if self.timer.state == "stopwatch":
+                    self.timer.stop(now)
+                self.overlay = None
+
+    # ----- time -----------------------------------------------------------------------
+
+    def advance(self, now: float) -> None:
+        """Let time pass: the shot timer's ticks, a game roll's animation, notices."""
+        self.sounds.extend(self.timer.advance(now))
+        if self.dice_show is not None and self.dice_show.closes and now >= self.dice_show.thrown + DICE_ANIMATION[-1]:
+            self.dice_show = None
+        if self.notice and now >= self.notice_until:
+            self.notice = ""
+
+    def next_deadline(self, now: float) -> float | None:
+        """When the screen or the sounds next change by themselves (None: not until an input)."""
+        deadlines = [self.timer.next_deadline()]
+        if self.dice_show is not None:
+            deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
+        if self.notice:
+            deadlines.append(self.notice_until)
+        if isinstance(self.overlay, TimerTool) and self.timer.state in ("countdown", "stopwatch"):
+            deadlines.append(now + CLOCK_REFRESH)
+        return min((d for d in deadlines if d is not None), default=None)
+
+    def take_sounds(self) -> list[str]:
+        sounds, self.sounds = self.sounds, []
+        return sounds
+
+    # ----- output ---------------------------------------------------------------------
+
+    def screen(self, now: float) -> View:
+        """What the OLED shows now."""
+        view = self.base_view(now)
+        notice = self.notice if self.notice and now < self.notice_until else ""
+        if not notice and self.offline:
+            notice = "! reader " + ", ".join(sorted(self.offline)) + " off"
+        if not notice and self.session is not None and self.session.dump().get("over") and self.overlay is None:
+            notice = view.notice or "Hold OK: menu"
+        return replace(view, notice=notice or view.notice)
+
+    def base_view(self, now: float) -> View:
+        if self.dice_show is not None:
+            return View("Dice", dice=self.dice_show.face(now))
+        overlay = self.overlay
+        if isinstance(overlay, Confirm):
+            return View("Are you sure?", (overlay.question, "", "OK: yes", "BACK: no"))
+        if isinstance(overlay, BoxMenu):
+            lines, cursor = window(overlay.entries, overlay.cursor)
+            return View("Box", lines, cursor)
+        if isinstance(overlay, TimerTool):
+            return self.timer_view(overlay, now)
+        if self.session is not None:
+            return self.session.rules.view(self.session.state)
+        return self.menu.view()
+
+    def timer_view(self, tool: TimerTool, now: float) -> View:
+        best = f"Best chug: {self.timer.best_chug:.2f} s" if self.timer.best_chug is not None else "Best chug: -"
+        if tool.mode == "choose":
+            return View("Shot timer", (f"Countdown {tool.seconds} s", "Chug stopwatch", best), tool.cursor)
+        if tool.mode == "set":
+            return View("Countdown", (f"< {tool.seconds} s >", "UP/DOWN: 5 s steps", "OK: start"))
+        if tool.mode == "countdown":
+            remaining = self.timer.remaining(now)
+            text = "TIME!" if self.timer.state == "done" else f"{remaining:5.1f} s"
+            return View("Countdown", (text, "", "OK: again  BACK: close"))
+        running = self.timer.running_time(now)
+        state = "running" if self.timer.state == "stopwatch" else "OK: start"
+        return View("Chug stopwatch", (f"{running:6.2f} s", state, best))
+
+    def screen_name(self) -> str:
+        if self.dice_show is not None:
+            return "dice"
+        if self.overlay is not None:
+            return {Confirm: "confirm", BoxMenu: "box-menu", TimerTool: "timer"}[type(self.overlay)]
+        return "game" if self.session is not None else "menu"
+
+    def dump(self, now: float) -> dict[str, Any]:
+        """The state dump (docs/state.md): the box's keys and the game's own."""
+        data: dict[str, Any] = {
+            "game": None,
+            "players": [],
+            "current_player": None,
+            "over": False,
+            "winners": [],
+        }
+        if self.session is not None:
+            data["game"] = self.session.record.name
+            data["players"] = list(self.session.players)
+            data["options"] = dict(self.session.record.options)
+            data["actions"] = len(self.session.history)
+            data.update(self.session.dump())
+        data["dice"] = {"last": self.last_dice}
+        data["timer"] = self.timer.dump(now)
+        data["screen"] = self.screen_name()
+        data["notice"] = self.notice if now < self.notice_until else ""
+        data["readers_offline"] = sorted(self.offline)
+        return data
