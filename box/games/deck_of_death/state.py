@@ -1,0 +1,117 @@
+"""The state of a Deck of Death session: small frozen values updated with `dataclasses.replace`.
+
+Per-player figures are tuples in seating order; the board is one tuple of slots
+(outer ring first, then the inner circle, see `Board.slot`), each None or a `Placed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from box.games.deck_of_death.board import Board
+from box.games.deck_of_death.cards import Card
+
+# Phases of a turn, in order, and the detours a turn can take.
+DRAW = "draw"  # reminder: draw up to 7
+ROLL = "roll"  # ROLL throws 2d6 (inside the circle, OK offers the forced exit from the 6th turn)
+FORCE = "force"  # confirm the forced exit from the inner circle (chug)
+CHALLENGE = "challenge"  # the card on the landing space: OK completed, BACK failed
+REACT = "react"  # the attacking card was tapped: waiting for the reaction card
+REFLECTED = "reflected"  # the card's owner takes the reflected challenge
+CARD = "card"  # tap a card to place it on the token's space, OK to skip
+DUEL_STYLE = "duel-style"  # the defender picks High-Die Roll or another minigame
+DUEL_ROLL = "duel-roll"  # High-Die Roll: challenger rolls, then defender
+DUEL_WINNER = "duel-winner"  # another minigame: who won?
+END = "end"  # reminder: discard up to 3, down to 7
+OVER = "over"  # "enough chaos": the session's figures
+
+# Screens laid over any phase, closed with OK/BACK.
+RULES_LIST = "rules"  # long UP: the active persistent rules
+SCORES = "scores"  # long DOWN: laps, drinks, duels
+CHAOS = "chaos"  # long OK: confirm "enough chaos"
+IMMUNITY = "immunity"  # a tapped Immunity card: who plays it?
+RULE_CREATOR = "rule-creator"  # a tapped Rule Creator card: which space, then whose
+
+
+@dataclass(frozen=True)
+class Token:
+    """Where a token stands; `entry` is the arrow space it entered the inner circle by."""
+
+    ring: str = "outer"
+    space: int = 0
+    entry: int | None = None
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A card on a space and the index of the player who placed it."""
+
+    card: str
+    owner: int
+
+
+@dataclass(frozen=True)
+class Duel:
+    """A hostile takeover: the challenger's card and the High-Die totals rolled so far."""
+
+    card: str
+    rolls: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """A screen over the phase: a list, a confirmation or a white card's picker."""
+
+    kind: str
+    cursor: int = 0
+    card: str | None = None
+    slot: int | None = None  # Rule Creator: the space chosen, before choosing its owner
+
+
+@dataclass(frozen=True)
+class State:
+    """One moment of a session. `turn` is the current player's index in `players`."""
+
+    players: tuple[str, ...]
+    board: Board
+    cards: Mapping[str, Card] = field(compare=False, repr=False)
+    forfeits: str
+    turn: int
+    phase: str
+    tokens: tuple[Token, ...]
+    laps: tuple[int, ...]
+    drinks: tuple[int, ...]
+    inner_turns: tuple[int, ...]
+    duels_won: tuple[int, ...]
+    immune: tuple[bool, ...]
+    spaces: tuple[Placed | None, ...]
+    lockout: bool = False
+    completed: bool = False  # the current challenge was completed: a replacement is allowed
+    reacted: bool = False  # a reaction was played in this turn's challenge
+    duel: Duel | None = None
+    cursor: int = 0  # the highlighted choice in the phase's picker
+    overlay: Overlay | None = None
+    notice: str = ""
+
+    @property
+    def token(self) -> Token:
+        """The current player's token."""
+        return self.tokens[self.turn]
+
+    @property
+    def slot(self) -> int:
+        """The board slot under the current player's token."""
+        return self.board.slot(self.token.ring, self.token.space)
+
+    def where(self, slot: int) -> str:
+        """A slot as players call it: 'space 7' or 'inner 3'."""
+        key = self.board.key(slot)
+        return f"inner {key[1:]}" if key.startswith("i") else f"space {key}"
+
+    def slot_of(self, card_id: str) -> int | None:
+        """The slot holding `card_id`, or None when the card is not on the board."""
+        for slot, placed in enumerate(self.spaces):
+            if placed is not None and placed.card == card_id:
+                return slot
+        return None
