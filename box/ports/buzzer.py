@@ -1,0 +1,178 @@
+"""The buzzer: short melodies for the game's sounds, played without a thread or a sleep.
+
+`BuzzerPlayer` is the clockwork: `play` starts a melody, the service loop calls
+`advance(now)` whenever `now` reaches `next_deadline()`, and the player sets the
+output for the note due. The output is a passive piezo (`TonalOutput`, tones on
+gpiozero's `TonalBuzzer`) or an active buzzer (`BeepOutput`, on/off on
+gpiozero's `Buzzer`).
+
+>>> class Recorder:
+...     def __init__(self):
+...         self.heard = []
+...     def sound(self, frequency):
+...         self.heard.append(frequency)
+...     def close(self):
+...         pass
+>>> player = BuzzerPlayer(Recorder())
+>>> player.play("click", now=0.0)
+>>> player.output.heard, player.next_deadline()
+([1568.0], 0.03)
+>>> player.advance(0.03)
+>>> player.output.heard, player.next_deadline()
+([1568.0, None], None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import accumulate
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from box.games.base import Sound
+from box.pinmap import PinUnavailable
+
+# The passive buzzer's range: TonalBuzzer(mid_tone=A5, octaves=2) plays A3..A7.
+MID_TONE_HZ = 880.0
+OCTAVES = 2
+LOWEST_HZ = MID_TONE_HZ / 2**OCTAVES
+HIGHEST_HZ = MID_TONE_HZ * 2**OCTAVES
+
+
+@dataclass(frozen=True)
+class Note:
+    """A tone (Hz) or a rest (None) held for `seconds`."""
+
+    frequency: float | None
+    seconds: float
+
+
+def _tune(*tones: tuple[float, float], gap: float = 0.02) -> tuple[Note, ...]:
+    """Tones separated by short rests, so an active buzzer (which only beeps) plays them apart too.
+
+    >>> _tune((440.0, 0.1), (880.0, 0.2))
+    (Note(frequency=440.0, seconds=0.1), Note(frequency=None, seconds=0.02), Note(frequency=880.0, seconds=0.2))
+    """
+    notes: list[Note] = []
+    for frequency, seconds in tones:
+        if notes:
+            notes.append(Note(None, gap))
+        notes.append(Note(frequency, seconds))
+    return tuple(notes)
+
+
+F4, A4, C5, E5, G5, C6, E6, G6, C7 = 349.23, 440.0, 523.25, 659.25, 783.99, 1046.5, 1318.5, 1568.0, 2093.0
+
+MELODIES: Mapping[str, tuple[Note, ...]] = MappingProxyType(
+    {
+        Sound.RIGHT: _tune((E6, 0.08), (G6, 0.12)),
+        Sound.WRONG: _tune((A4, 0.15), (F4, 0.3), gap=0.03),
+        Sound.COLUMN: _tune((C6, 0.07), (E6, 0.07), (G6, 0.18)),
+        Sound.LAP: _tune(*[(C7, 0.12), (G5, 0.12)] * 4, gap=0.04),
+        Sound.TICK: _tune((C7, 0.02)),
+        Sound.END: _tune((C6, 0.6)),
+        Sound.DICE: _tune(*[(G5 + 60 * step, 0.025) for step in range(6)], gap=0.03),
+        Sound.FANFARE: _tune((C5, 0.12), (E5, 0.12), (G5, 0.12), (C6, 0.24), (G5, 0.12), (C6, 0.4), gap=0.03),
+        Sound.CLICK: _tune((G6, 0.03)),
+        Sound.ERROR: _tune((F4, 0.1), (F4, 0.1), gap=0.04),
+    }
+)
+
+
+class BuzzerOutput(Protocol):
+    """What the player drives: a frequency in Hz, or None for silence."""
+
+    def sound(self, frequency: float | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class BuzzerPlayer:
+    """Plays one melody at a time on an output; a new sound replaces the one playing."""
+
+    def __init__(self, output: BuzzerOutput):
+        self.output = output
+        self._notes: tuple[Note, ...] = ()
+        self._ends: tuple[float, ...] = ()  # when each note of the melody ends
+        self._index = 0
+
+    def play(self, sound: str, now: float) -> None:
+        """Start `sound` (a `Sound` name) at `now`, cutting off whatever was playing."""
+        if sound not in MELODIES:
+            raise ValueError(f"unknown sound {sound!r}; known: {', '.join(MELODIES)}")
+        self._notes = MELODIES[sound]
+        self._ends = tuple(accumulate((note.seconds for note in self._notes), initial=now))[1:]
+        self._index = 0
+        self.output.sound(self._notes[0].frequency)
+
+    def advance(self, now: float) -> None:
+        """Move on to the note playing at `now`; fall silent after the last one."""
+        if not self.playing:
+            return
+        index = self._index
+        while index < len(self._ends) and self._ends[index] <= now:
+            index += 1
+        if index == self._index:
+            return
+        self._index = index
+        self.output.sound(self._notes[index].frequency if self.playing else None)
+
+    def next_deadline(self) -> float | None:
+        """When the current note ends, or None when silent."""
+        return self._ends[self._index] if self.playing else None
+
+    @property
+    def playing(self) -> bool:
+        return self._index < len(self._ends)
+
+    def close(self) -> None:
+        """Silence the buzzer and release its pin."""
+        self._ends, self._index = (), 0
+        self.output.close()
+
+
+class TonalOutput:
+    """A passive piezo on a GPIO (ideally GPIO18, hardware PWM), played with gpiozero's `TonalBuzzer`."""
+
+    def __init__(self, pin: int, pin_factory: Any):
+        from gpiozero import TonalBuzzer
+        from gpiozero.tones import Tone
+
+        self._tone = Tone
+        try:
+            self._buzzer = TonalBuzzer(
+                pin, mid_tone=Tone(frequency=MID_TONE_HZ), octaves=OCTAVES, pin_factory=pin_factory
+            )
+        except Exception as error:  # each pin backend raises its own types
+            raise PinUnavailable(f"buzzer on GPIO{pin} cannot be used: {error}") from error
+
+    def sound(self, frequency: float | None) -> None:
+        if frequency is None:
+            self._buzzer.stop()
+        else:
+            self._buzzer.play(self._tone(frequency=frequency))
+
+    def close(self) -> None:
+        self._buzzer.close()
+
+
+class BeepOutput:
+    """An active buzzer (it makes its own tone) on a GPIO, via gpiozero's `Buzzer`: on for a note, off for a rest."""
+
+    def __init__(self, pin: int, pin_factory: Any):
+        from gpiozero import Buzzer
+
+        try:
+            self._buzzer = Buzzer(pin, pin_factory=pin_factory)
+        except Exception as error:  # each pin backend raises its own types
+            raise PinUnavailable(f"buzzer on GPIO{pin} cannot be used: {error}") from error
+
+    def sound(self, frequency: float | None) -> None:
+        if frequency is None:
+            self._buzzer.off()
+        else:
+            self._buzzer.on()
+
+    def close(self) -> None:
+        self._buzzer.close()
