@@ -115,7 +115,7 @@ class DeckOfDeath:
             return self._overlay(state, action)
         if isinstance(action, Press) and action.long:
             return self._long_press(state, action.button)
-        if isinstance(action, Tap) and action.card in state.cards and state.cards[action.card].color == "white":
+        if isinstance(action, Tap) and self._is_white_in_hand(state, action.card):
             return self._white(state, action.card)
         if isinstance(action, Roll) and not self.wants_roll(state):
             return Rejected("No dice now")
@@ -170,14 +170,16 @@ class DeckOfDeath:
             return Rejected(f"Long {button.upper()} does nothing here")
         return Step(replace(state, overlay=Overlay(kinds[button])), (Sound.CLICK,))
 
+    def _is_white_in_hand(self, state: State, card_id: str) -> bool:
+        """A white card of this deck that is not on the board (so it is being played)."""
+        card = state.cards.get(card_id)
+        return card is not None and card.color == "white" and state.slot_of(card_id) is None
+
     def _white(self, state: State, card_id: str) -> Step | Rejected:
         """A white card can be played at any time: open its picker."""
         card = state.cards[card_id]
         if state.phase == S.REACT:
             return Rejected("White cards cannot react")
-        on = state.slot_of(card_id)
-        if on is not None:
-            return Rejected(f"Already on {state.where(on)}")
         if card.effect == "immunity":
             return Step(replace(state, overlay=Overlay(S.IMMUNITY, state.turn, card_id)), (Sound.CLICK,))
         slots = state.board.card_slots()
@@ -356,6 +358,8 @@ class DeckOfDeath:
                 return Rejected("One reaction per challenge")
             if placed.owner == state.turn:
                 return Rejected("Your own card: no reaction")
+            if state.cards[placed.card].tier is None:
+                return Rejected("No reaction to a white card")
             return Step(replace(state, phase=S.REACT), (Sound.CLICK,))
         return self._wrong_time(action, "OK done, BACK failed")
 
@@ -371,8 +375,6 @@ class DeckOfDeath:
         on = state.slot_of(action.card)
         if on is not None:
             return Rejected(f"Already on {state.where(on)}")
-        if attack.tier is None:
-            return Rejected("No reaction to a white card")
         if reply.tier != attack.tier:
             return Rejected(f"Not allowed: needs tier {attack.tier}")
         state = replace(state, reacted=True)
