@@ -1,0 +1,397 @@
+"""Deadlines' transitions: (state, action) -> Step or Rejected, pure and total.
+
+One handler per phase; each answers every action, so an input the phase does
+not expect is rejected with a reason and the state stays as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from box.games.base import Action, Press, Rejected, Roll, Sound, Step, Tap
+from box.games.deadlines.cards import OLDEST_AGE
+from box.games.deadlines.dates import compare, compare_spans
+from box.games.deadlines.state import (
+    COLUMN_LABELS,
+    FIRST_GUESS,
+    PENALTY_LIMIT,
+    READER_COLUMN,
+    Attempting,
+    Drawing,
+    Finished,
+    Game,
+    Guessing,
+    Judging,
+    Placing,
+    Revealing,
+    Rewarding,
+    Starting,
+    Targeting,
+    value_of,
+)
+
+Result = Step | Rejected
+
+
+def apply(game: Game, action: Action) -> Result:
+    """The next state after `action`, or why it is refused."""
+    if isinstance(action, Roll):
+        return Rejected("Deadlines uses no dice")
+    handler = _HANDLERS[type(game.phase)]
+    return handler(game, action)
+
+
+# --- setup -------------------------------------------------------------------
+
+
+def _starting(game: Game, action: Action) -> Result:
+    if not isinstance(action, Tap):
+        return Rejected("Tap a starting card on each reader")
+    column = READER_COLUMN[action.reader]
+    if game.columns[column]:
+        return Rejected(f"{COLUMN_LABELS[column]} has its starting card")
+    if action.card in game.used:
+        return _already_played(game, action.card)
+    game = _with_card(game, column, 0, action.card)
+    notice = f"{game.name(action.card)}: {value_of(game.card(action.card), column)}"
+    if all(game.columns):
+        return Step(replace(game, phase=Drawing(), notice=notice), (Sound.CLICK,))
+    return Step(replace(game, notice=notice), (Sound.CLICK,))
+
+
+# --- a turn ------------------------------------------------------------------
+
+
+def _drawing(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Drawing)
+    may_stop = game.options.streak == "may" and phase.placed > 0
+    if isinstance(action, Press):
+        if action.button == "ok" and may_stop:
+            return _next_turn(replace(game, notice=f"{game.players[game.turn]} stops"), ())
+        return Rejected("Tap a card, or OK to stop" if may_stop else "Tap a card under a tombstone")
+    column = READER_COLUMN[action.reader]
+    if game.closed(column):
+        return Rejected(f"The {COLUMN_LABELS[column]} column is closed")
+    if action.card in game.used:
+        return _already_played(game, action.card)
+    if game.card(action.card).special:
+        return Step(replace(game, phase=Attempting(action.card, column, phase.placed), notice=""), (Sound.CLICK,))
+    return Step(
+        replace(game, phase=_start_placing(game, action.card, column, False, phase.placed), notice=""), (Sound.CLICK,)
+    )
+
+
+def _attempting(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Attempting)
+    if isinstance(action, Tap):
+        return Rejected("Answer with UP/DOWN and OK")
+    if action.button in ("up", "down"):
+        return _move_choice(game, phase, action.button, 2)
+    if action.button == "ok":
+        placing = _start_placing(game, phase.card, phase.column, phase.choice == 0, phase.placed)
+        return Step(replace(game, phase=placing), (Sound.CLICK,))
+    if action.button == "back":
+        return Step(replace(game, phase=Drawing(phase.placed), notice="Card taken back"), (Sound.CLICK,))
+    return Rejected("Answer with UP/DOWN and OK")
+
+
+def _start_placing(game: Game, card: str, column: int, attempt: bool, placed: int) -> Placing:
+    """The insertion cursor starts in the middle of the column (between the two middle cards)."""
+    return Placing(card, column, len(game.columns[column]) // 2, attempt, placed)
+
+
+def _placing_step(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Placing)
+    if isinstance(action, Tap):
+        return Rejected("Place the card: UP/DOWN, OK")
+    if action.button in ("up", "down"):
+        position = phase.position + (-1 if action.button == "up" else 1)
+        if not 0 <= position <= len(game.columns[phase.column]):
+            return Rejected(f"Already at the {'top' if action.button == 'up' else 'bottom'}")
+        return Step(replace(game, phase=replace(phase, position=position)), (Sound.CLICK,))
+    if action.button == "ok":
+        return _reveal(game, phase)
+    if action.button == "back":
+        if game.card(phase.card).special:
+            return Step(replace(game, phase=Attempting(phase.card, phase.column, phase.placed)), (Sound.CLICK,))
+        return Step(replace(game, phase=Drawing(phase.placed), notice="Card taken back"), (Sound.CLICK,))
+    return Rejected("Place the card: UP/DOWN, OK")
+
+
+def fits(game: Game, column: int, position: int, card: str) -> bool:
+    """Whether `card` is in order with both neighbours at `position` (ties per the `ties` rule)."""
+    cards = game.columns[column]
+    before = cards[position - 1] if position > 0 else None
+    after = cards[position] if position < len(cards) else None
+    return (before is None or in_order(game, column, before, card)) and (
+        after is None or in_order(game, column, card, after)
+    )
+
+
+def in_order(game: Game, column: int, first: str, second: str) -> bool:
+    """Whether `first` may stand above `second` in `column`."""
+    a, b = game.card(first), game.card(second)
+    if column == 1:
+        order = compare_spans(a.lifespan, b.lifespan)
+    else:
+        order = compare(a.born, b.born) if column == 0 else compare(a.died, b.died)
+    return order < 0 or (order == 0 and game.options.ties == "either")
+
+
+def _reveal(game: Game, phase: Placing) -> Result:
+    """Judge the placement from the card data; keep a right card, count a wrong one."""
+    name = game.name(phase.card)
+    value = value_of(game.card(phase.card), phase.column)
+    game = replace(game, used=game.used | {phase.card})
+    if not fits(game, phase.column, phase.position, phase.card):
+        game = _penalise(replace(game, notice=f"Wrong! {name}: {value}"), game.turn)
+        return _after_turn(game, (Sound.WRONG,))
+    game = _with_card(game, phase.column, phase.position, phase.card)
+    sounds: tuple[str, ...] = (Sound.RIGHT,)
+    notice = f"Right! {value}"
+    if game.closed(phase.column):
+        sounds += (Sound.COLUMN,)
+        notice += f", {COLUMN_LABELS[phase.column]} closed"
+    game = replace(game, notice=notice)
+    if phase.attempt:
+        return Step(replace(game, phase=Judging(phase.card, phase.placed + 1)), sounds)
+    return _after_right(game, phase.placed + 1, sounds)
+
+
+# --- the special card's judge and reward ---------------------------------------
+
+
+def _judging(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Judging)
+    if isinstance(action, Press) and action.button in ("up", "down"):
+        return _move_choice(game, phase, action.button, 2)
+    if isinstance(action, Press) and action.button == "ok":
+        if phase.choice == 1:
+            return _after_right(replace(game, notice="Wrong cause: no reward"), phase.placed, (Sound.CLICK,))
+        return _reward(game, phase.placed)
+    return Rejected("The judge answers: UP/DOWN, OK")
+
+
+def _reward(game: Game, placed: int) -> Result:
+    """Choose one reward (discard or give), or both with `reward=both`; co-op can only discard."""
+    me = game.turn
+    if game.options.cooperative:
+        if game.team_penalties == 0:
+            return _after_right(replace(game, notice="Reward: no penalty to drop"), placed, (Sound.RIGHT,))
+        game = replace(game, team_penalties=game.team_penalties - 1, notice="Reward: team penalty gone")
+        return _after_right(game, placed, (Sound.RIGHT,))
+    targets = tuple(p for p in game.survivors if p != me)
+    can_discard = game.penalties[me] > 0
+    if can_discard and targets and game.options.reward == "one":
+        return Step(replace(game, phase=Rewarding(placed), notice="Reward!"), (Sound.RIGHT,))
+    if can_discard:
+        game = _discard(game)
+    if targets:
+        return _pick_target(game, placed, targets, from_choice=False, sounds=(Sound.RIGHT,))
+    return _after_right(game if can_discard else replace(game, notice="Reward: nothing to do"), placed, (Sound.RIGHT,))
+
+
+def _rewarding(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Rewarding)
+    if isinstance(action, Press) and action.button in ("up", "down"):
+        return _move_choice(game, phase, action.button, 2)
+    if isinstance(action, Press) and action.button == "ok":
+        if phase.choice == 0:
+            return _after_right(_discard(game), phase.placed, (Sound.CLICK,))
+        targets = tuple(p for p in game.survivors if p != game.turn)
+        return _pick_target(game, phase.placed, targets, from_choice=True, sounds=(Sound.CLICK,))
+    return Rejected("Choose a reward: UP/DOWN, OK")
+
+
+def _pick_target(
+    game: Game, placed: int, targets: tuple[int, ...], from_choice: bool, sounds: tuple[str, ...]
+) -> Result:
+    """Ask who gets the penalty, unless only one player can."""
+    if len(targets) == 1:
+        return _give(game, targets[0], placed, sounds)
+    return Step(replace(game, phase=Targeting(placed, targets, from_choice)), sounds)
+
+
+def _targeting(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Targeting)
+    if isinstance(action, Press) and action.button in ("up", "down"):
+        return _move_choice(game, phase, action.button, len(phase.targets))
+    if isinstance(action, Press) and action.button == "ok":
+        return _give(game, phase.targets[phase.choice], phase.placed, (Sound.CLICK,))
+    if isinstance(action, Press) and action.button == "back" and phase.from_choice:
+        return Step(replace(game, phase=Rewarding(phase.placed, choice=1)), (Sound.CLICK,))
+    return Rejected("Who gets a penalty? UP/DOWN, OK")
+
+
+def _discard(game: Game) -> Game:
+    penalties = _changed(game.penalties, game.turn, -1)
+    return replace(game, penalties=penalties, notice=f"{game.players[game.turn]} drops a penalty")
+
+
+def _give(game: Game, target: int, placed: int, sounds: tuple[str, ...]) -> Result:
+    game = _penalise(replace(game, notice=f"{game.players[target]} gets a penalty"), target)
+    return _after_right(game, placed, sounds)
+
+
+# --- turns and the end --------------------------------------------------------
+
+
+def _after_right(game: Game, placed: int, sounds: tuple[str, ...]) -> Result:
+    """After a right card: the game may end, else the turn passes or goes on per `streak`."""
+    finished = _finish_if_over(game)
+    if finished is not None:
+        return Step(finished, sounds + _end_sounds(finished))
+    if game.options.streak == "off":
+        return _next_turn(game, sounds)
+    return Step(replace(game, phase=Drawing(placed)), sounds)
+
+
+def _after_turn(game: Game, sounds: tuple[str, ...]) -> Result:
+    finished = _finish_if_over(game)
+    if finished is not None:
+        return Step(finished, sounds + _end_sounds(finished))
+    return _next_turn(game, sounds)
+
+
+def _next_turn(game: Game, sounds: tuple[str, ...]) -> Step:
+    seats = len(game.players)
+    following = next(
+        seat for step in range(1, seats + 1) if (seat := (game.turn + step) % seats) not in game.eliminated
+    )
+    return Step(replace(game, turn=following, phase=Drawing()), sounds)
+
+
+def _penalise(game: Game, player: int) -> Game:
+    """One more penalty for `player` (and the team in co-op); out at the limit in Death Match."""
+    game = replace(game, penalties=_changed(game.penalties, player, +1))
+    if game.options.cooperative:
+        return replace(game, team_penalties=game.team_penalties + 1)
+    if game.options.eliminating and game.penalties[player] >= PENALTY_LIMIT and player not in game.eliminated:
+        return replace(game, eliminated=(*game.eliminated, player), notice=f"{game.players[player]} is out")
+    return game
+
+
+def _finish_if_over(game: Game) -> Game | None:
+    """The finished (or death-match) state when the end condition is met, else None."""
+    if game.options.cooperative:
+        if game.team_penalties >= PENALTY_LIMIT:
+            return replace(game, phase=Finished(), notice="3 penalties: the table loses")
+        if game.all_closed:
+            return replace(game, phase=Finished(), winners=game.players, notice="All columns closed: you win")
+        return None
+    survivors = game.survivors
+    if game.options.eliminating and (not survivors or (len(game.players) > 1 and len(survivors) == 1)):
+        names = tuple(game.players[p] for p in survivors)
+        return replace(game, phase=Finished(), winners=names, notice="Last one standing")
+    if not game.all_closed:
+        return None
+    fewest = min(game.penalties[p] for p in survivors)
+    tied = tuple(p for p in survivors if game.penalties[p] == fewest)
+    if len(tied) == 1:
+        return replace(game, phase=Finished(), winners=(game.players[tied[0]],), notice="Fewest penalties")
+    return replace(game, phase=Guessing(tied, (), FIRST_GUESS), notice="Tie! Death match")
+
+
+def _end_sounds(game: Game) -> tuple[str, ...]:
+    return (Sound.FANFARE,) if isinstance(game.phase, Finished) and game.winners else ()
+
+
+# --- the death match (a tie at the end) ---------------------------------------
+
+
+def _guessing(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Guessing)
+    if isinstance(action, Tap):
+        return Rejected("Guess first, then tap the card")
+    if action.button in ("up", "down"):
+        value = phase.value + (1 if action.button == "up" else -1)
+        if not 0 <= value <= OLDEST_AGE:
+            return Rejected(f"Guesses go from 0 to {OLDEST_AGE}")
+        return Step(replace(game, phase=replace(phase, value=value)), (Sound.CLICK,))
+    if action.button == "ok":
+        if phase.value in phase.guesses:
+            who = game.players[phase.tied[phase.guesses.index(phase.value)]]
+            return Rejected(f"{who} already guessed {phase.value}")
+        guesses = (*phase.guesses, phase.value)
+        if len(guesses) == len(phase.tied):
+            return Step(replace(game, phase=Revealing(phase.tied, guesses), notice=""), (Sound.CLICK,))
+        return Step(replace(game, phase=Guessing(phase.tied, guesses, _free_guess(guesses))), (Sound.CLICK,))
+    if action.button == "back" and phase.guesses:
+        return Step(replace(game, phase=Guessing(phase.tied, phase.guesses[:-1], phase.guesses[-1])), (Sound.CLICK,))
+    return Rejected("Set your guess: UP/DOWN, OK")
+
+
+def _free_guess(guesses: tuple[int, ...]) -> int:
+    """The first guess nobody made yet, from FIRST_GUESS upwards (then downwards)."""
+    free = [value for value in range(FIRST_GUESS, OLDEST_AGE + 1) if value not in guesses]
+    return free[0] if free else max(value for value in range(FIRST_GUESS) if value not in guesses)
+
+
+def _revealing(game: Game, action: Action) -> Result:
+    phase = game.phase
+    assert isinstance(phase, Revealing)
+    if not isinstance(action, Tap):
+        return Rejected("Tap the top card of the centre deck")
+    if action.card in game.used:
+        return _already_played(game, action.card)
+    years = game.card(action.card).lifespan.years
+    game = replace(game, used=game.used | {action.card})
+    distances = [abs(guess - years) for guess in phase.guesses]
+    closest = tuple(p for p, distance in zip(phase.tied, distances) if distance == min(distances))
+    notice = f"{game.name(action.card)}: {years}y"
+    if len(closest) == 1:
+        finished = replace(game, phase=Finished(), winners=(game.players[closest[0]],), notice=notice)
+        return Step(finished, (Sound.FANFARE,))
+    again = replace(game, phase=Guessing(closest, (), FIRST_GUESS), notice=notice + ", again")
+    return Step(again, (Sound.WRONG,))
+
+
+def _finished(game: Game, action: Action) -> Result:
+    return Rejected("The game is over")
+
+
+# --- small helpers --------------------------------------------------------------
+
+
+def _move_choice(game: Game, phase: Attempting | Judging | Rewarding | Targeting, button: str, count: int) -> Result:
+    """Move a menu cursor one line; refuse to go past the ends."""
+    choice = phase.choice + (-1 if button == "up" else 1)
+    if not 0 <= choice < count:
+        return Rejected(f"Already at the {'top' if button == 'up' else 'bottom'}")
+    return Step(replace(game, phase=replace(phase, choice=choice)), (Sound.CLICK,))
+
+
+def _with_card(game: Game, column: int, position: int, card: str) -> Game:
+    cards = game.columns[column]
+    columns = list(game.columns)
+    columns[column] = (*cards[:position], card, *cards[position:])
+    return replace(game, columns=tuple(columns), used=game.used | {card})
+
+
+def _changed(counts: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
+    return tuple(count + delta if seat == index else count for seat, count in enumerate(counts))
+
+
+def _already_played(game: Game, card: str) -> Rejected:
+    return Rejected(f"{game.name(card)} is already in play")
+
+
+_HANDLERS = {
+    Starting: _starting,
+    Drawing: _drawing,
+    Attempting: _attempting,
+    Placing: _placing_step,
+    Judging: _judging,
+    Rewarding: _rewarding,
+    Targeting: _targeting,
+    Guessing: _guessing,
+    Revealing: _revealing,
+    Finished: _finished,
+}

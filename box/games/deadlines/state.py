@@ -1,0 +1,185 @@
+"""The state of a Deadlines game: options, the phase the box is in, and the table.
+
+Every value is frozen; the rules build new states with `dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from box.cards import Deck
+from box.games.deadlines.cards import Person
+
+COLUMNS = ("birth", "lifespan", "death")  # left to right, as the tombstones stand
+COLUMN_LABELS = ("Birth", "Life span", "Death")
+READER_COLUMN = {"left": 0, "middle": 1, "right": 2}
+PENALTY_LIMIT = 3  # out (Death Match) or lost (Til Death) at this many penalties
+FIRST_GUESS = 50  # where a death-match guess starts, in years
+
+
+@dataclass(frozen=True)
+class Options:
+    """The variant and house rules, as chosen in the menu (see RULINGS, Deadlines)."""
+
+    variant: str = "classic"  # classic | short-life | dead-end | death-match | til-death
+    streak: str = "off"  # off | must | may
+    ties: str = "either"  # either | strict
+    starter_counts: str = "yes"  # yes | no
+    reward: str = "one"  # one | both
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, str]) -> Options:
+        known = cls.__dataclass_fields__
+        return cls(**{key: value for key, value in options.items() if key in known})
+
+    @property
+    def column_size(self) -> int:
+        """How many cards close a column: 12, or 8 with A Short Life, plus the starter when it does not count."""
+        size = 8 if self.variant == "short-life" else 12
+        return size if self.starter_counts == "yes" else size + 1
+
+    @property
+    def cooperative(self) -> bool:
+        return self.variant == "til-death"
+
+    @property
+    def eliminating(self) -> bool:
+        return self.variant == "death-match"
+
+
+# The phases: what the box waits for next.
+
+
+@dataclass(frozen=True)
+class Starting:
+    """Waiting for the starting card of each empty column."""
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """The current player taps a card on a reader. `placed`: right cards already placed this turn."""
+
+    placed: int = 0
+
+
+@dataclass(frozen=True)
+class Attempting:
+    """A special card was tapped: does the player try the cause of death? (choice 0 yes, 1 no)"""
+
+    card: str
+    column: int
+    placed: int
+    choice: int = 0
+
+
+@dataclass(frozen=True)
+class Placing:
+    """Moving the insertion cursor: the card goes before the card at `position`."""
+
+    card: str
+    column: int
+    position: int
+    attempt: bool
+    placed: int
+
+
+@dataclass(frozen=True)
+class Judging:
+    """The judge says whether the player named a keyword (choice 0 yes, 1 no)."""
+
+    card: str
+    placed: int
+    choice: int = 0
+
+
+@dataclass(frozen=True)
+class Rewarding:
+    """The player chooses a reward: 0 discard one of their penalties, 1 give one."""
+
+    placed: int
+    choice: int = 0
+
+
+@dataclass(frozen=True)
+class Targeting:
+    """The player picks who gets a penalty among `targets` (player indexes)."""
+
+    placed: int
+    targets: tuple[int, ...]
+    from_choice: bool  # BACK returns to the reward choice
+    choice: int = 0
+
+
+@dataclass(frozen=True)
+class Guessing:
+    """The death match: `tied` players in order, `guesses` so far, the next guess being set."""
+
+    tied: tuple[int, ...]
+    guesses: tuple[int, ...]
+    value: int
+
+
+@dataclass(frozen=True)
+class Revealing:
+    """All tied players guessed: the next card is tapped to reveal its life span."""
+
+    tied: tuple[int, ...]
+    guesses: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The game is over."""
+
+
+Phase = Starting | Drawing | Attempting | Placing | Judging | Rewarding | Targeting | Guessing | Revealing | Finished
+
+
+@dataclass(frozen=True)
+class Game:
+    """A whole Deadlines game. `turn` is the current player's index in `players`."""
+
+    deck: Deck
+    players: tuple[str, ...]
+    options: Options
+    phase: Phase
+    columns: tuple[tuple[str, ...], ...] = ((), (), ())
+    penalties: tuple[int, ...] = ()
+    team_penalties: int = 0
+    eliminated: tuple[int, ...] = ()  # in the order they went out
+    used: frozenset[str] = frozenset()  # every card tapped for good: columns, penalties, death match
+    turn: int = 0
+    winners: tuple[str, ...] = ()
+    notice: str = ""
+
+    def card(self, card_id: str) -> Person:
+        return self.deck[card_id]
+
+    def name(self, card_id: str) -> str:
+        return self.deck.name_of(card_id)
+
+    def closed(self, column: int) -> bool:
+        return len(self.columns[column]) >= self.options.column_size
+
+    @property
+    def all_closed(self) -> bool:
+        return all(self.closed(column) for column in range(len(COLUMNS)))
+
+    @property
+    def survivors(self) -> tuple[int, ...]:
+        return tuple(p for p in range(len(self.players)) if p not in self.eliminated)
+
+    @property
+    def current_player(self) -> str | None:
+        """Who the box waits for: the player on turn, or the death-match guesser."""
+        if isinstance(self.phase, Guessing):
+            return self.players[self.phase.tied[len(self.phase.guesses)]]
+        if isinstance(self.phase, Starting | Revealing | Finished):
+            return None
+        return self.players[self.turn]
+
+
+def value_of(person: Person, column: int) -> object:
+    """What a column sorts by: the birth date, the life span or the death date."""
+    return (person.born, person.lifespan, person.died)[column]
