@@ -1,0 +1,183 @@
+"""The `gravebox` command. Imports stay inside the commands so `--help` is fast.
+
+    gravebox                 start the box (the simulator where there is no Pi)
+    gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
+    gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+EXIT_BAD_FILE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", type=Path, help="settings file (default /etc/gravebox/config.toml)")
+    common.add_argument("--state-dir", type=Path, help="where the journal and the tag map live")
+    common.add_argument("--decks", type=Path, help="folder of <game>.csv files replacing the built-in decks")
+    common.add_argument("--verbose", "-v", action="store_true", help="log more")
+    parser = argparse.ArgumentParser(
+        prog="gravebox",
+        description="Gravebox: a game box for four party games about death. Without a command: run.",
+    )
+    commands = parser.add_subparsers(dest="command")
+
+    run = commands.add_parser("run", parents=[common], help="start the box (the simulator where there is no Pi)")
+    run.add_argument("--fake", action="store_true", help="run on simulated parts even on a Pi")
+    run.add_argument("--pinmap", type=Path, help="pin map file (default wiring/pinmap.toml)")
+
+    sim = commands.add_parser("sim", parents=[common], help="the simulator: play in the terminal, or run a script")
+    sim.add_argument("--script", type=Path, help="play this script of physical inputs on virtual time")
+    sim.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
+    sim.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
+    sim.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
+    return parser
+
+
+COMMANDS = ("run", "sim")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv = ["run", *argv]
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    from box.errors import FileProblem
+
+    try:
+        if args.command == "sim":
+            return simulate(args)
+        return run(args)
+    except FileProblem as problem:
+        print(f"gravebox: {problem}", file=sys.stderr)
+        return EXIT_BAD_FILE
+
+
+def settings_from(args: argparse.Namespace):  # -> tuple[Config, Settings]
+    from box.config import DEFAULT_CONFIG, load_config
+    from box.service import Settings
+
+    config = load_config(args.config if args.config else DEFAULT_CONFIG)
+    decks = args.decks or config.decks
+    return config, Settings(names=config.names, decks_dir=decks)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the box: real parts on a Pi, the terminal simulator elsewhere."""
+    from box.hardware import is_raspberry_pi
+
+    fake = getattr(args, "fake", False)
+    if not fake and not is_raspberry_pi():
+        print("gravebox: this is not a Raspberry Pi: starting the simulator (gravebox sim)", file=sys.stderr)
+        args.script = None
+        return simulate(args)
+    return run_box(args, simulated=fake)
+
+
+def run_box(args: argparse.Namespace, simulated: bool) -> int:
+    import threading
+    import time
+
+    from box.hardware import HardwareError, open_parts
+    from box.journal import Journal, state_directory
+    from box.loop import BoxLoop
+    from box.pinmap import load_pinmap
+    from box.service import Box
+    from box.tags import TAGS_FILE, TagMap
+    from box.tools import DiceCup
+
+    config, settings = settings_from(args)
+    pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
+    state_dir = args.state_dir or state_directory()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    journal, damaged = Journal.open_or_recover(state_dir / "journal.db")
+    tags = TagMap.load(state_dir / TAGS_FILE)
+    if simulated:
+        from box.sim.world import load_decks
+
+        tags = TagMap.simulated(load_decks(settings.decks_dir).values())
+    box = Box(journal, tags, DiceCup(), settings, damaged=damaged)
+    holder: dict[str, BoxLoop] = {}
+    try:
+        parts = open_parts(pinmap, lambda event: holder["loop"].enqueue(event), time.monotonic, simulated=simulated)
+    except HardwareError as problem:
+        print(f"gravebox: {problem}", file=sys.stderr)
+        return 1
+    loop = holder["loop"] = BoxLoop(box, parts, time.monotonic)
+    stop = threading.Event()
+    install_signal_handlers(stop)
+    try:
+        loop.run(stop, on_power_off=power_off)
+    finally:
+        parts.close()
+        journal.close()
+    return 0
+
+
+def default_pinmap() -> Path:
+    from box.pinmap import default_pinmap_path
+
+    return default_pinmap_path()
+
+
+def install_signal_handlers(stop) -> None:  # stop: threading.Event
+    import signal
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+
+
+def power_off() -> None:
+    """Ask logind to power off (allowed for the gravebox user by the polkit rule)."""
+    import subprocess
+
+    result = subprocess.run(["systemctl", "poweroff"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        logging.getLogger("gravebox").error("power off failed: %s", result.stderr.strip())
+
+
+def simulate(args: argparse.Namespace) -> int:
+    """`gravebox sim`: a script on virtual time, or the terminal simulator."""
+    import json
+    import tempfile
+
+    _, settings = settings_from(args)
+    if getattr(args, "script", None) is None:
+        from box.sim.terminal import play_in_terminal
+
+        state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
+        return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None))
+
+    from box.sim.script import ScriptError, run_script
+
+    with tempfile.TemporaryDirectory(prefix="gravebox-sim-") as scratch:
+        state_dir = args.state_dir or Path(scratch)
+        try:
+            world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames)
+        except ScriptError as problem:
+            print(f"gravebox: {problem}", file=sys.stderr)
+            return 1
+        dump = world.dump()
+        if args.state_out:
+            args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(
+            f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
+            f" {world.pushes} frames pushed"
+        )
+        world.parts.close()
+        world.box.journal.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

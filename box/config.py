@@ -1,0 +1,64 @@
+"""The owner's settings file (`/etc/gravebox/config.toml` on a box), validated.
+
+```toml
+[box]
+names = ["Ann", "Bob", "Cid"]   # player names offered by the menu, in seating order
+decks = "/home/pi/decks"        # a folder of <game>.csv files replacing the built-in decks
+pinmap = "/etc/gravebox/pinmap.toml"
+```
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from box.errors import ConfigError
+
+DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
+KEYS = {"names", "decks", "pinmap"}
+
+
+@dataclass(frozen=True)
+class Config:
+    names: tuple[str, ...] = ()
+    decks: Path | None = None
+    pinmap: Path | None = None
+
+
+def load_config(path: Path | None) -> Config:
+    """Read the settings; no file is the defaults. Raises ConfigError with file, line, field."""
+    if path is None or not path.exists():
+        return Config()
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        found = re.search(r"line (\d+)", str(problem))
+        raise ConfigError(path, str(problem).split(" (at")[0], line=int(found.group(1)) if found else None) from None
+
+    def fail(key: str, message: str) -> ConfigError:
+        line = next((n for n, t in enumerate(text.splitlines(), 1) if re.match(rf"\s*{key}\s*=", t)), None)
+        return ConfigError(path, message, line=line, field=f"box.{key}")
+
+    unknown = set(data) - {"box"}
+    if unknown:
+        raise ConfigError(path, f"unknown section(s) {', '.join(sorted(unknown))}; only [box]")
+    box = data.get("box", {})
+    for key in box:
+        if key not in KEYS:
+            raise fail(key, f"unknown setting; settings are {', '.join(sorted(KEYS))}")
+    names = box.get("names", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+        raise fail("names", "must be a list of non-empty names")
+    if len(set(names)) != len(names):
+        raise fail("names", "names must differ")
+    paths = {}
+    for key in ("decks", "pinmap"):
+        if key in box:
+            if not isinstance(box[key], str):
+                raise fail(key, "must be a path in quotes")
+            paths[key] = Path(box[key])
+    return Config(names=tuple(n.strip() for n in names), decks=paths.get("decks"), pinmap=paths.get("pinmap"))

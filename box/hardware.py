@@ -1,0 +1,136 @@
+"""Open the box's parts, real or simulated, from the pin map.
+
+Real parts use gpiozero with an explicitly chosen pin library (lgpio, as on
+Raspberry Pi OS Bookworm; RPi.GPIO from rpi-lgpio as a second real choice),
+luma.oled over I2C and the PN532 readers on their serial ports. Simulated
+parts are the libraries' own fakes: gpiozero's MockFactory, luma's dummy
+device and the simulated PN532 behind pyserial. A real box never falls back to
+fakes: a part that cannot be opened is a `HardwareError` that says which part,
+which pin or port, and what to check.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from box.pinmap import PinMap
+
+log = logging.getLogger(__name__)
+
+
+class HardwareError(RuntimeError):
+    """A part of a real box that cannot be opened; the message says what to check."""
+
+
+def is_raspberry_pi() -> bool:
+    """True on a Raspberry Pi (by its device-tree model string)."""
+    try:
+        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def real_pin_factory() -> Any:
+    """The GPIO library for a real box, chosen explicitly; never the mock."""
+    problems = []
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        return LGPIOFactory()
+    except Exception as problem:  # lgpio raises its own error types when the chip is absent
+        problems.append(f"lgpio: {problem}")
+    try:
+        from gpiozero.pins.rpigpio import RPiGPIOFactory
+
+        return RPiGPIOFactory()
+    except Exception as problem:
+        problems.append(f"RPi.GPIO: {problem}")
+    raise HardwareError(
+        "GPIO: no pin library could open the GPIO chip ("
+        + "; ".join(problems)
+        + "): install python3-lgpio (sudo apt install python3-lgpio) and check the user is in the gpio group"
+    )
+
+
+@dataclass
+class Parts:
+    """The opened parts. `mock_factory` is set when the GPIO is simulated."""
+
+    pinmap: PinMap
+    buttons: Any
+    buzzer: Any
+    display: Any
+    pusher: Any
+    readers: dict[str, Any]
+    mock_factory: Any = None
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            try:
+                close()
+            except Exception as problem:  # closing must go on for every part
+                log.warning("closing a part failed: %s", problem)
+
+
+def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[], float], simulated: bool) -> Parts:
+    """Open buttons, buzzer, display and readers; simulated parts when `simulated`."""
+    from box.ports.buttons import GpioButtons
+    from box.ports.buzzer import BeepOutput, BuzzerPlayer, TonalOutput
+    from box.ports.display import FramePusher, open_dummy, open_oled
+    from box.ports.nfc.reader import Pn532Reader
+
+    mock_factory = None
+    if simulated:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        factory = mock_factory = MockFactory(pin_class=MockPWMPin)
+    else:
+        factory = real_pin_factory()
+    closers: list[Callable[[], None]] = []
+    try:
+        buttons = GpioButtons(pinmap.buttons, factory, on_edge, clock)
+        closers.append(buttons.close)
+        output_class = TonalOutput if pinmap.buzzer.kind == "passive" else BeepOutput
+        try:
+            output = output_class(pinmap.buzzer.pin, factory)
+        except Exception as problem:
+            raise HardwareError(f"buzzer on GPIO{pinmap.buzzer.pin}: {problem}: check the pin map") from problem
+        buzzer = BuzzerPlayer(output)
+        closers.append(buzzer.close)
+        wiring = pinmap.display
+        display = open_dummy() if simulated else open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address)
+        pusher = FramePusher(display, clock=clock)
+        if simulated:
+            readers = {name: Pn532Reader(name, f"pn532sim://{name}") for name in pinmap.readers}
+        else:
+            readers = {
+                name: Pn532Reader(name, port, open_port=serial_opener(pinmap.baudrate))
+                for name, port in pinmap.readers.items()
+            }
+    except HardwareError:
+        for close in reversed(closers):
+            close()
+        raise
+    except Exception as problem:
+        for close in reversed(closers):
+            close()
+        raise HardwareError(str(problem)) from problem
+    if factory is not None:
+        closers.append(factory.close)
+    return Parts(pinmap, buttons, buzzer, display, pusher, readers, mock_factory, closers)
+
+
+def serial_opener(baudrate: int) -> Callable[[str], Any]:
+    """Open a reader's serial device at the pin map's speed, with a short read timeout."""
+
+    def open_port(port: str) -> Any:
+        import serial
+
+        return serial.serial_for_url(port, baudrate=baudrate, timeout=0.02, write_timeout=0.2)
+
+    return open_port

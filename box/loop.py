@@ -1,0 +1,123 @@
+"""The one loop that owns all state.
+
+Hardware threads (gpiozero's callbacks, the reader threads) only put events
+in the inbox; `BoxLoop.process` takes them out, runs the press detector and
+the Box, plays sounds and hands the new frame to the display pusher (whose own
+thread does the slow I2C push). `run` is the real-time loop of a box; the
+simulator's script runner calls `process` itself on virtual time.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from box.games.base import View
+from box.hardware import Parts
+from box.ports.buttons import Edge, PressDetector
+from box.service import Box
+
+log = logging.getLogger(__name__)
+
+IDLE_WAKE = 5.0  # seconds the loop may sleep with nothing to do (the watchdog pings in between)
+
+
+class BoxLoop:
+    """Feeds inputs to the Box and its answers to the buzzer and the display."""
+
+    def __init__(self, box: Box, parts: Parts, clock: Callable[[], float]):
+        self.box = box
+        self.parts = parts
+        self.clock = clock
+        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.detector = PressDetector()
+        self.last_view: View | None = None
+        self.renders = 0
+
+    def enqueue(self, event: Any) -> None:
+        """Thread-safe: called from hardware threads with an Edge or a reader event."""
+        self.inbox.put(event)
+
+    def process(self, now: float) -> None:
+        """Handle everything queued and everything due by `now`, then refresh the outputs."""
+        while True:
+            try:
+                event = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            self.handle(event, now)
+        for press in self.detector.advance(now):
+            self.box.button(press.button, "short" if press.kind == "repeat" else press.kind, now)
+        self.box.advance(now)
+        for sound in self.box.take_sounds():
+            self.parts.buzzer.play(sound, now)
+        self.parts.buzzer.advance(now)
+        self.refresh(now)
+
+    def handle(self, event: Any, now: float) -> None:
+        from box.ports.nfc.reader import CardPlaced, ReaderStatus
+
+        if isinstance(event, Edge):
+            for press in self.detector.edge(event):
+                self.box.button(press.button, "short" if press.kind == "repeat" else press.kind, now)
+        elif isinstance(event, CardPlaced):
+            self.box.card_placed(event.reader, event.uid, now)
+        elif isinstance(event, ReaderStatus):
+            self.box.reader_status(event.reader, event.online, event.message, now)
+        # A lifted card changes nothing in any game: placements are what count.
+
+    def refresh(self, now: float) -> None:
+        """Render the screen only when it changed; the pusher decides when to push."""
+        from box.screens import render
+
+        view = self.box.screen(now)
+        if view != self.last_view:
+            self.last_view = view
+            self.renders += 1
+            self.parts.pusher.submit(render(view))
+
+    def next_deadline(self, now: float) -> float | None:
+        deadlines = (self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline())
+        return min((d for d in deadlines if d is not None), default=None)
+
+    def run(self, stop: threading.Event, on_power_off: Callable[[], None]) -> None:
+        """The real-time loop: sleep until an event or a deadline, never busy-wait."""
+        from box import sdnotify
+        from box.ports.display import PusherThread
+        from box.ports.nfc.reader import ReaderThread
+
+        threads = [ReaderThread(reader, self.enqueue) for reader in self.parts.readers.values()]
+        pusher = PusherThread(self.parts.pusher)
+        for thread in threads:
+            thread.start()
+        pusher.start()
+        watchdog = sdnotify.WatchdogPinger(clock=self.clock)
+        self.process(self.clock())
+        sdnotify.ready()
+        try:
+            while not stop.is_set():
+                now = self.clock()
+                deadline = self.next_deadline(now)
+                timeout = IDLE_WAKE if deadline is None else min(IDLE_WAKE, max(0.0, deadline - now))
+                if watchdog.interval is not None:
+                    timeout = min(timeout, watchdog.interval)
+                try:
+                    event = self.inbox.get(timeout=timeout)
+                except queue.Empty:
+                    event = None
+                now = self.clock()
+                if event is not None:
+                    self.handle(event, now)
+                self.process(now)
+                watchdog.tick()
+                if self.box.power_off_requested:
+                    on_power_off()
+                    stop.set()
+        finally:
+            sdnotify.stopping()
+            for thread in threads:
+                thread.stop()
+            pusher.stop()

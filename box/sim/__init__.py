@@ -1,0 +1,1 @@
+"""The simulator: the box on fakes, played in a terminal or driven by a script."""

@@ -1,0 +1,181 @@
+"""The whole box on simulated parts, on a virtual clock.
+
+The same code paths as a Pi: button presses drive gpiozero mock pins, taps
+lay a card's tag on a simulated PN532 that the real driver polls through
+pyserial, and frames go through luma's dummy device. Only time is virtual:
+`advance` jumps from one deadline to the next, so a 30-minute game runs in
+seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from box.cards import Deck
+from box.games import GAMES, rules_for
+from box.hardware import Parts, open_parts
+from box.journal import Journal
+from box.loop import BoxLoop
+from box.pinmap import PinMap, load_pinmap
+from box.service import Box, Settings
+from box.tags import TagMap
+from box.tools import DiceCup
+
+log = logging.getLogger(__name__)
+
+POLL_INTERVAL = 0.05  # the readers' polling period, as on a box
+POLL_WINDOW = 3.0  # after a change on a reader, poll it this long (an idle chip has nothing new)
+PRESS_SECONDS = 0.1
+TAP_SECONDS = 0.3
+
+
+def load_decks(decks_dir: Path | None) -> dict[str, Deck]:
+    """Every game's deck: from `decks_dir` where it has the file, else built in."""
+    decks = {}
+    for game in GAMES:
+        directory = decks_dir if decks_dir is not None and (decks_dir / f"{game}.csv").exists() else None
+        decks[game] = rules_for(game).load_deck(directory)
+    return decks
+
+
+@dataclass
+class SimulatedBox:
+    """A box on fakes. `restart()` is a power cut: everything but the journal and the chips is dropped."""
+
+    state_dir: Path
+    decks_dir: Path | None = None
+    seed: int | None = None
+    names: tuple[str, ...] = ()
+    pinmap: PinMap = field(default_factory=load_pinmap)
+    now: float = 0.0
+    frames_dir: Path | None = None
+    frames_saved: int = 0
+    pushes: int = 0
+    polling_until: dict[str, float] = field(default_factory=dict)
+    next_poll: float = 0.0
+    decks: dict[str, Deck] = field(init=False)
+    box: Box = field(init=False)
+    parts: Parts = field(init=False)
+    loop: BoxLoop = field(init=False)
+    last_frame: bytes = b""
+
+    def __post_init__(self) -> None:
+        from box.ports.nfc.simchip import reset_chips
+
+        reset_chips(self.pinmap.readers)
+        self.decks = load_decks(self.decks_dir)
+        self.boot()
+
+    def clock(self) -> float:
+        return self.now
+
+    def boot(self) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        journal, damaged = Journal.open_or_recover(self.state_dir / "journal.db")
+        dice = DiceCup.seeded(self.seed) if self.seed is not None else DiceCup()
+        settings = Settings(names=self.names, decks_dir=self.decks_dir)
+        tags = TagMap.simulated(self.decks.values())
+        self.box = Box(journal, tags, dice, settings, damaged=damaged, decks=dict(self.decks))
+        self.parts = open_parts(self.pinmap, lambda event: self.loop.enqueue(event), self.clock, simulated=True)
+        self.loop = BoxLoop(self.box, self.parts, self.clock)
+        for name in self.parts.readers:
+            self.polling_until[name] = self.now + POLL_WINDOW
+        self.advance(0.0)
+
+    def restart(self) -> None:
+        """A power cut and a boot: the process state is gone, the journal stays."""
+        queued_dice = list(self.box.dice.queued)
+        self.parts.close()
+        self.box.journal.close()
+        self.boot()
+        self.box.dice.queued.extend(queued_dice)  # the script's dice are the table's, not the box's
+
+    # ----- physical inputs ---------------------------------------------------------------
+
+    def pin(self, button: str) -> Any:
+        if button not in self.pinmap.buttons:
+            raise ValueError(f"unknown button {button!r}; buttons are {', '.join(self.pinmap.buttons)}")
+        return self.parts.mock_factory.pin(self.pinmap.buttons[button])
+
+    def press(self, button: str, seconds: float = PRESS_SECONDS) -> None:
+        pin = self.pin(button)
+        pin.drive_low()
+        self.advance(seconds)
+        pin.drive_high()
+        self.advance(PRESS_SECONDS)
+
+    def chip(self, reader: str) -> Any:
+        from box.ports.nfc.simchip import sim_chip
+
+        if reader not in self.pinmap.readers:
+            raise ValueError(f"unknown reader {reader!r}; readers are {', '.join(self.pinmap.readers)}")
+        self.polling_until[reader] = self.now + POLL_WINDOW
+        return sim_chip(reader)
+
+    def uid_for(self, card: str) -> bytes:
+        """The tag of a card named by id or name: the running game's deck first, then the others."""
+        games = list(self.decks)
+        if self.box.session is not None:
+            games.remove(self.box.session.record.name)
+            games.insert(0, self.box.session.record.name)
+        for game in games:
+            card_id = self.decks[game].find(card)
+            if card_id is not None:
+                uid = self.box.tags.uid_of(game, card_id)
+                assert uid is not None
+                return uid
+        raise ValueError(f"no card {card!r} in any deck")
+
+    def put(self, reader: str, uid: bytes) -> None:
+        self.chip(reader).place(uid)
+        self.advance(TAP_SECONDS)
+
+    def lift(self, reader: str) -> None:
+        self.chip(reader).lift()
+        self.advance(TAP_SECONDS)
+
+    # ----- time ----------------------------------------------------------------------------
+
+    def advance(self, seconds: float) -> None:
+        """Let `seconds` of virtual time pass, stopping at every deadline on the way."""
+        target = self.now + seconds
+        while True:
+            if self.polling() and self.now >= self.next_poll:
+                self.poll_readers()
+            self.loop.process(self.now)
+            self.push_frames()
+            if self.now >= target:
+                return
+            candidates = [target, self.loop.next_deadline(self.now), self.parts.pusher.next_deadline()]
+            if self.polling():
+                candidates.append(self.next_poll)
+            self.now = min(t for t in candidates if t is not None and t > self.now)
+
+    def polling(self) -> bool:
+        """Whether any reader is in its polling window (an untouched chip has nothing new to say)."""
+        return any(until > self.now for until in self.polling_until.values())
+
+    def poll_readers(self) -> None:
+        for name, reader in self.parts.readers.items():
+            if self.polling_until.get(name, 0.0) > self.now:
+                for event in reader.poll(self.now):
+                    self.loop.enqueue(event)
+        self.next_poll = self.now + POLL_INTERVAL
+
+    def push_frames(self) -> None:
+        if self.parts.pusher.push_due(self.now):
+            self.pushes += 1
+            if self.frames_dir is not None:
+                image = self.parts.display.image
+                data = image.tobytes()
+                if data != self.last_frame:
+                    self.last_frame = data
+                    self.frames_saved += 1
+                    self.frames_dir.mkdir(parents=True, exist_ok=True)
+                    image.save(self.frames_dir / f"frame-{self.frames_saved:05d}.png")
+
+    def dump(self) -> dict[str, Any]:
+        return self.box.dump(self.now)
