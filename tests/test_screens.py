@@ -1,0 +1,169 @@
+"""Screens: pixels where the layout promises them, dice with the right pips, terminal text."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from box.games.base import View
+from box.screens import (
+    HEIGHT,
+    ROLL_FRAMES,
+    TITLE_HEIGHT,
+    WIDTH,
+    render,
+    render_dice_frame,
+    render_progress,
+    to_text,
+)
+
+ROW = 9  # the height of a text row under the title bar
+
+
+def band(image, top, bottom, left=0, right=WIDTH):
+    """The lit pixels of rows [top, bottom) and columns [left, right)."""
+    return {(x, y) for y in range(top, bottom) for x in range(left, right) if image.getpixel((x, y))}
+
+
+def row_band(image, row):
+    top = TITLE_HEIGHT + row * ROW
+    return band(image, top, top + ROW)
+
+
+def row_is_inverted(image, row):
+    """An inverted row is lit from edge to edge (the text is cut out of it)."""
+    top = TITLE_HEIGHT + row * ROW
+    return all(image.getpixel((x, y)) for y in range(top, top + ROW) for x in (0, WIDTH - 1))
+
+
+def components(pixels):
+    """The number of groups of touching pixels (diagonals too: a rounded outline is one group)."""
+    unseen, count = set(pixels), 0
+    while unseen:
+        count += 1
+        stack = [unseen.pop()]
+        while stack:
+            x, y = stack.pop()
+            for neighbour in ((x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
+                if neighbour in unseen:
+                    unseen.remove(neighbour)
+                    stack.append(neighbour)
+    return count
+
+
+def pips(image, half, top=TITLE_HEIGHT, bottom=HEIGHT):
+    """Pips of the die in the left (0) or right (1) half: the groups of lit pixels but the outline."""
+    return components(band(image, top, bottom, left=half * WIDTH // 2, right=(half + 1) * WIDTH // 2)) - 1
+
+
+def test_the_image_is_a_128_by_64_one_bit_image():
+    image = render(View(title="Menu"))
+    assert (image.size, image.mode) == ((WIDTH, HEIGHT), "1")
+
+
+def test_the_title_bar_is_inverted_with_the_title_cut_out():
+    image = render(View(title="Deadlines"))
+    bar = band(image, 0, TITLE_HEIGHT)
+    assert all((x, y) in bar for y in range(TITLE_HEIGHT) for x in (0, 1, WIDTH - 1))
+    assert 0 < TITLE_HEIGHT * WIDTH - len(bar) < 400  # dark letters in a lit bar
+    assert band(image, TITLE_HEIGHT, HEIGHT) == set()
+    assert render(View(title="Dead Set")) != image
+
+
+def test_lines_fill_rows_from_the_top():
+    image = render(View(title="t", lines=("Ada", "Bob")))
+    assert row_band(image, 0) and row_band(image, 1)
+    assert all(not row_band(image, row) for row in range(2, 6))
+    assert not row_is_inverted(image, 0)
+
+
+def test_the_cursor_line_is_inverted():
+    image = render(View(title="t", lines=("Ada", "Bob", "Cleo"), cursor=1))
+    assert [row_is_inverted(image, row) for row in range(6)] == [False, True, False, False, False, False]
+    inverted = row_band(image, 1)
+    assert len(inverted) < WIDTH * ROW  # the text shows as dark pixels
+
+
+def test_at_most_five_lines_show():
+    image = render(View(title="t", lines=tuple("ABCDEFG")))
+    assert [bool(row_band(image, row)) for row in range(6)] == [True] * 5 + [False]
+
+
+def test_a_long_line_is_cut_to_fit():
+    long = render(View(title="t", lines=("W" * 40,)))
+    assert long == render(View(title="t", lines=("W" * 21,)))
+    assert long != render(View(title="t", lines=("W" * 20,)))
+    assert max(x for x, _ in row_band(long, 0)) < WIDTH
+
+
+def test_the_notice_sits_on_the_bottom_row():
+    image = render(View(title="t", lines=("Ada",), notice="Wrong!"))
+    assert row_band(image, 5)
+    assert not any(row_band(image, row) for row in range(1, 5))
+
+
+def test_a_long_notice_wraps_over_two_rows_and_keeps_the_cursor_visible():
+    image = render(View(title="t", lines=tuple("ABCDE"), cursor=4, notice="Ada died before Bob was born, sorry"))
+    assert row_band(image, 4) and row_band(image, 5)
+    assert [row_is_inverted(image, row) for row in range(4)] == [False, False, False, True]
+    assert image == render(View(title="t", lines=tuple("BCDE"), cursor=3, notice="Ada died before Bob was born, sorry"))
+
+
+def test_text_outside_latin_1_is_drawn_plain():
+    assert render(View(title="Erdős", lines=("Zoë → Ann",))) == render(View(title="Erdos", lines=("Zoë ? Ann",)))
+
+
+@pytest.mark.parametrize(("a", "b"), [(1, 6), (2, 5), (3, 4), (4, 3), (5, 2), (6, 1)])
+def test_dice_show_their_pips(a, b):
+    image = render(View(title="Roll", lines=("hidden",), dice=(a, b)))
+    assert (pips(image, 0), pips(image, 1)) == (a, b)
+
+
+def test_dice_leave_room_for_the_notice():
+    image = render(View(title="Roll", dice=(6, 6), notice="Ada drinks"))
+    notice_top = HEIGHT - ROW
+    assert (pips(image, 0, bottom=notice_top), pips(image, 1, bottom=notice_top)) == (6, 6)
+    assert row_band(image, 5)
+
+
+def test_a_die_shows_only_one_to_six():
+    with pytest.raises(ValueError, match="1 to 6"):
+        render(View(title="Roll", dice=(0, 7)))
+
+
+def test_the_roll_animation_tumbles_below_the_title():
+    frames = [render_dice_frame(6, 3, phase, title="Rolling") for phase in range(ROLL_FRAMES)]
+    assert len({frame.tobytes() for frame in frames}) == ROLL_FRAMES
+    title = band(frames[0], 0, TITLE_HEIGHT)
+    assert all(band(frame, 0, TITLE_HEIGHT) == title for frame in frames)
+    assert all(band(frame, TITLE_HEIGHT, HEIGHT, right=WIDTH // 2) for frame in frames)
+    assert all(band(frame, TITLE_HEIGHT, HEIGHT, left=WIDTH // 2) for frame in frames)
+    assert (pips(frames[0], 0), pips(frames[0], 1)) == (6, 3)
+    assert render_dice_frame(6, 3, ROLL_FRAMES, title="Rolling") == frames[0]
+
+
+def test_progress_bar_grows_with_the_count():
+    bar_rows = (TITLE_HEIGHT + 3, TITLE_HEIGHT + 8)
+    lit = [len(band(render_progress("Enrol", done, 10), *bar_rows, right=80)) for done in (0, 3, 7, 10)]
+    assert lit == sorted(lit) and lit[0] < lit[1] < lit[2] < lit[3]
+    assert render_progress("Enrol", 3, 10) != render_progress("Enrol", 4, 10)
+
+
+def test_progress_shows_the_lines_below_the_bar():
+    image = render_progress("Enrol", 1, 3, ("Tap: Ada", "then Bob"))
+    assert row_band(image, 1) and row_band(image, 2)
+    assert not row_band(image, 3)
+
+
+def test_to_text_is_128_by_32_characters():
+    rows = to_text(render(View(title="t", lines=("Ada",)))).split("\n")
+    assert len(rows) == HEIGHT // 2
+    assert all(len(row) == WIDTH for row in rows)
+    assert set(rows[0]) <= {"█", "▀", "▄", " "}
+
+
+def test_to_text_puts_two_pixel_rows_in_one_character():
+    image = Image.new("1", (4, 4), 0)
+    for xy in [(0, 0), (1, 1), (2, 0), (2, 1), (3, 3)]:
+        image.putpixel(xy, 1)
+    assert to_text(image) == "▀▄█ \n   ▄"
