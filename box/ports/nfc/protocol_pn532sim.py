@@ -1,0 +1,71 @@
+"""pyserial URL handler for ``pn532sim://NAME``: a serial port wired to a simulated PN532.
+
+pyserial finds this module as ``protocol_pn532sim`` in ``serial.protocol_handler_packages``
+(importing :mod:`box.ports.nfc.simchip` registers the package). Reads never wait: they
+return what the chip has sent, possibly ``b""``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from serial import PortNotOpenError, SerialBase, SerialException
+
+from box.ports.nfc.simchip import URL_SCHEME, SimulatedPn532, sim_chip
+
+
+class Serial(SerialBase):
+    """A pyserial port whose other end is the :class:`SimulatedPn532` named in the URL."""
+
+    def open(self) -> None:
+        """Connect to the chip named in the URL; SerialException when it is unplugged."""
+        if self.is_open:
+            raise SerialException("Port is already open.")
+        parts = urlsplit(self.port or "")
+        if parts.scheme != URL_SCHEME or not parts.netloc:
+            raise SerialException(f"expected {URL_SCHEME}://NAME, not {self.port!r}")
+        self._chip: SimulatedPn532 = sim_chip(parts.netloc)
+        self._connection = self._chip.connect()
+        self.is_open = True
+
+    def close(self) -> None:
+        """Close the port (the chip stays as it is)."""
+        self.is_open = False
+
+    def _checked_connection(self) -> int:
+        if not self.is_open:
+            raise PortNotOpenError()
+        return self._connection
+
+    @property
+    def in_waiting(self) -> int:
+        """Bytes the chip has sent that are not read yet."""
+        return self._chip.waiting(self._checked_connection())
+
+    def read(self, size: int = 1) -> bytes:
+        """Up to ``size`` buffered bytes, at once (``b""`` when the chip sent nothing)."""
+        return self._chip.send(self._checked_connection(), size)
+
+    def write(self, data: bytes) -> int:
+        """Hand bytes to the chip, which answers before this returns."""
+        self._chip.receive(self._checked_connection(), bytes(data))
+        return len(data)
+
+    def reset_input_buffer(self) -> None:
+        """Drop what the chip sent and the host has not read."""
+        self._chip.discard_output(self._checked_connection())
+
+    def reset_output_buffer(self) -> None:
+        """Nothing to drop: writes reach the chip at once."""
+
+    def _reconfigure_port(self, *args: object) -> None:
+        """Baud rate and the like mean nothing to the simulated line."""
+
+    def _update_rts_state(self) -> None:
+        """RTS is not wired on a PN532 board."""
+
+    def _update_dtr_state(self) -> None:
+        """DTR is not wired on a PN532 board."""
+
+    def _update_break_state(self) -> None:
+        """A break means nothing to the simulated chip."""

@@ -1,0 +1,355 @@
+"""Poll a PN532 card reader over a serial port (HSU) and turn what it sees into events.
+
+:class:`Pn532Reader` does one poll cycle per :meth:`~Pn532Reader.poll` call and owns no thread;
+:class:`ReaderThread` calls it at a steady interval and hands the events to the service.
+
+>>> from box.ports.nfc.simchip import forget_sim_chips, sim_chip
+>>> reader = Pn532Reader("left", "pn532sim://doc-left")
+>>> reader.poll(now=0.0)
+[ReaderStatus(reader='left', online=True, message='reader left: ready on pn532sim://doc-left (PN532 v1.6)')]
+>>> sim_chip("doc-left").place(bytes.fromhex("04a1b2c3"))
+>>> reader.poll(now=0.05)
+[CardPlaced(reader='left', uid=b'\\x04\\xa1\\xb2\\xc3')]
+>>> reader.poll(now=0.1)
+[]
+>>> reader.close(); forget_sim_chips()
+"""
+
+from __future__ import annotations
+
+import logging
+import termios
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import serial
+
+from box.ports.nfc.codec import ACK, CHIP_TO_HOST, ErrorFrame, FrameDecoder, Nack, Response, encode_command
+from box.ports.nfc.commands import (
+    MAX_RETRIES,
+    ONE_TYPE_A_TARGET,
+    RELEASE_ALL_TARGETS,
+    SAM_NORMAL_MODE,
+    WAKE_UP,
+    BadAnswer,
+    Command,
+    parse_firmware,
+    parse_target_uid,
+)
+
+logger = logging.getLogger(__name__)
+
+BAUD_RATE = 115200
+READ_TIMEOUT = 0.02
+"""Longest one read waits for its first byte (seconds)."""
+QUIET_READS = 4
+"""Empty reads in a row before an answer counts as missing (about 80 ms on a real port)."""
+MAX_READS = 16
+"""Reads per command, so a line that never stops babbling cannot hold the driver."""
+ATTEMPTS = 2
+"""Tries per command: one retry after no answer, a NACK, an error frame or a garbled answer."""
+WAKE_ATTEMPTS = 3
+"""Wake-up + SAMConfiguration tries on connect: a sleeping chip may lose the first ones."""
+SERIAL_ERRORS = (OSError, serial.SerialException, termios.error)
+"""What a serial call raises when the device vanishes (pyserial may raise a bare termios.error)."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CardPlaced:
+    """A card appeared on the reader (once, however long it lies there)."""
+
+    reader: str
+    uid: bytes
+
+
+@dataclass(frozen=True)
+class CardLifted:
+    """The card left the reader (missed by several polls in a row, or the reader went offline)."""
+
+    reader: str
+    uid: bytes
+
+
+@dataclass(frozen=True)
+class ReaderStatus:
+    """The reader came online or went offline; ``message`` names the reader, the port and what to check."""
+
+    reader: str
+    online: bool
+    message: str
+
+
+ReaderEvent = CardPlaced | CardLifted | ReaderStatus
+
+
+class _Offline(Exception):
+    """The reader cannot be used now; the message is the status line for the user."""
+
+
+def open_serial(port: str) -> serial.Serial:
+    """Open a device path or pyserial URL at 115200 baud with short read timeouts."""
+    return serial.serial_for_url(port, baudrate=BAUD_RATE, timeout=READ_TIMEOUT, write_timeout=1.0)
+
+
+class Pn532Reader:
+    """One PN532 reader behind one serial port, polled by calling :meth:`poll`.
+
+    On (re)connect it wakes the chip, sends SAMConfiguration, limits the activation retries
+    and checks the firmware; each poll then lists one type A target and releases it. A card
+    counts as lifted after ``misses_to_lift`` polls in a row without it. When the port fails
+    or the chip stops answering, the reader reports itself offline and reopens the port no
+    sooner than the next ``backoff`` delay (the last one repeats).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        port: str,
+        open_port: Callable[[str], serial.Serial] = open_serial,
+        misses_to_lift: int = 3,
+        backoff: Sequence[float] = (0.25, 0.5, 1.0, 1.5),
+    ) -> None:
+        if misses_to_lift < 1:
+            raise ValueError(f"reader {name}: misses_to_lift must be at least 1, not {misses_to_lift}")
+        if not backoff or min(backoff) <= 0:
+            raise ValueError(f"reader {name}: backoff needs positive delays in seconds, not {backoff!r}")
+        self.name = name
+        self.port = port
+        self.misses_to_lift = misses_to_lift
+        self.backoff = tuple(backoff)
+        self._open_port = open_port
+        self._serial: serial.Serial | None = None
+        self._ready = False
+        self._card: bytes | None = None
+        self._misses = 0
+        self._failed_connects = 0
+        self._retry_at = float("-inf")
+        self._reported: tuple[bool, str] | None = None
+
+    @property
+    def online(self) -> bool:
+        """True while the chip is initialised and answering."""
+        return self._ready
+
+    def poll(self, now: float) -> list[ReaderEvent]:
+        """Run one poll cycle at time ``now`` (seconds, monotonic) and return what changed."""
+        events: list[ReaderEvent] = []
+        try:
+            if not self._ready:
+                if now < self._retry_at:
+                    return events
+                version = self._connect()
+                self._ready, self._failed_connects = True, 0
+                events += self._report(True, f"reader {self.name}: ready on {self.port} ({version})")
+            events += self._scan()
+        except _Offline as problem:
+            events += self._go_offline(now, str(problem))
+        return events
+
+    def close(self) -> None:
+        """Close the serial port; the next poll opens it again."""
+        port, self._serial, self._ready = self._serial, None, False
+        if port is not None:
+            try:
+                port.close()
+            except SERIAL_ERRORS:
+                logger.debug("reader %s: closing %s failed", self.name, self.port, exc_info=True)
+
+    # --- connecting -------------------------------------------------------------------
+
+    def _connect(self) -> str:
+        """Open the port and initialise the chip; return its firmware version."""
+        self.close()
+        try:
+            self._serial = self._open_port(self.port)
+        except ValueError as error:
+            raise _Offline(f"reader {self.name}: cannot open {self.port} ({error}): check the port name") from error
+        except SERIAL_ERRORS as error:
+            raise _Offline(self._unplugged_message()) from error
+        for _ in range(WAKE_ATTEMPTS):
+            self._write(WAKE_UP)
+            outcome = self._send_and_wait(Command.SAM_CONFIGURATION, SAM_NORMAL_MODE)
+            if isinstance(outcome, Response):
+                break
+            self._write(ACK)
+        else:
+            raise _Offline(self._failure_message(Command.SAM_CONFIGURATION, outcome))
+        self._exchange(Command.RF_CONFIGURATION, MAX_RETRIES, bytes)
+        return self._exchange(Command.GET_FIRMWARE_VERSION, b"", parse_firmware)
+
+    def _go_offline(self, now: float, message: str) -> list[ReaderEvent]:
+        self.close()
+        events: list[ReaderEvent] = []
+        if self._card is not None:
+            events.append(CardLifted(self.name, self._card))
+            self._card, self._misses = None, 0
+        delay = self.backoff[min(self._failed_connects, len(self.backoff) - 1)]
+        self._failed_connects += 1
+        self._retry_at = now + delay
+        return events + self._report(False, message)
+
+    def _report(self, online: bool, message: str) -> list[ReaderEvent]:
+        """A status event when the status differs from the last one reported."""
+        if self._reported == (online, message):
+            return []
+        self._reported = (online, message)
+        logger.log(logging.INFO if online else logging.WARNING, "%s", message)
+        return [ReaderStatus(self.name, online, message)]
+
+    def _unplugged_message(self) -> str:
+        return f"reader {self.name}: unplugged ({self.port}): check its cable"
+
+    # --- polling ----------------------------------------------------------------------
+
+    def _scan(self) -> list[ReaderEvent]:
+        uid = self._exchange(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, parse_target_uid)
+        if uid is None:
+            return self._missed()
+        self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)
+        return self._seen(uid)
+
+    def _seen(self, uid: bytes) -> list[ReaderEvent]:
+        self._misses = 0
+        if uid == self._card:
+            return []
+        events: list[ReaderEvent] = [] if self._card is None else [CardLifted(self.name, self._card)]
+        self._card = uid
+        return [*events, CardPlaced(self.name, uid)]
+
+    def _missed(self) -> list[ReaderEvent]:
+        if self._card is None:
+            return []
+        self._misses += 1
+        if self._misses < self.misses_to_lift:
+            return []
+        lifted = CardLifted(self.name, self._card)
+        self._card, self._misses = None, 0
+        return [lifted]
+
+    # --- talking to the chip --------------------------------------------------------------
+
+    def _exchange(self, command: Command, params: bytes, parse: Callable[[bytes], T]) -> T:
+        """Send a command and parse its answer's data, retrying; raise _Offline when it keeps failing."""
+        failure: ErrorFrame | Nack | BadAnswer | None = None
+        for _ in range(ATTEMPTS):
+            outcome = self._send_and_wait(command, params)
+            if isinstance(outcome, Response):
+                try:
+                    return parse(outcome.payload[1:])
+                except BadAnswer as error:
+                    failure = error
+            else:
+                failure = outcome
+            self._write(ACK)
+        raise _Offline(self._failure_message(command, failure))
+
+    def _failure_message(self, command: Command, outcome: ErrorFrame | Nack | BadAnswer | None) -> str:
+        where = f"reader {self.name}"
+        if outcome is None:
+            return f"{where}: no answer on {self.port}: is its switch on HSU?"
+        if isinstance(outcome, ErrorFrame):
+            return f"{where}: the chip on {self.port} rejected {command.name}: is it a PN532?"
+        if isinstance(outcome, BadAnswer):
+            return f"{where}: unexpected answer on {self.port} ({outcome}): is it a PN532?"
+        return f"{where}: garbled answers on {self.port}: check its wiring"
+
+    def _send_and_wait(self, command: Command, params: bytes) -> Response | ErrorFrame | Nack | None:
+        """Write one command and read until its answer, an error frame, a NACK, or silence."""
+        port = self._port()
+        self._guarded(port.reset_input_buffer)
+        self._write(encode_command(command, params))
+        decoder = FrameDecoder()
+        quiet_reads = 0
+        for _ in range(MAX_READS):
+            data = self._guarded(lambda: port.read(max(decoder.bytes_wanted(), port.in_waiting)))
+            quiet_reads = 0 if data else quiet_reads + 1
+            if quiet_reads == QUIET_READS:
+                return None
+            for frame in decoder.feed(data):
+                if isinstance(frame, ErrorFrame | Nack):
+                    return frame
+                if (
+                    isinstance(frame, Response)
+                    and frame.tfi == CHIP_TO_HOST
+                    and frame.payload[:1] == bytes([command.response_code])
+                ):
+                    return frame
+        return None
+
+    def _write(self, data: bytes) -> None:
+        port = self._port()
+        self._guarded(lambda: port.write(data))
+
+    def _port(self) -> serial.Serial:
+        if self._serial is None:
+            raise _Offline(self._unplugged_message())
+        return self._serial
+
+    def _guarded(self, call: Callable[[], T]) -> T:
+        """Run one serial call; a vanished device becomes _Offline."""
+        try:
+            return call()
+        except SERIAL_ERRORS as error:
+            raise _Offline(self._unplugged_message()) from error
+
+
+class ReaderThread:
+    """Poll one reader every ``interval`` seconds on a daemon thread; hand events to ``on_event``.
+
+    ``on_event`` runs on this thread: it should only enqueue (the service loop owns all state).
+
+    >>> import queue
+    >>> from box.ports.nfc.simchip import forget_sim_chips
+    >>> events = queue.Queue()
+    >>> with ReaderThread(Pn532Reader("right", "pn532sim://doc-right"), events.put, interval=0.01):
+    ...     events.get(timeout=5).online
+    True
+    >>> forget_sim_chips()
+    """
+
+    def __init__(
+        self,
+        reader: Pn532Reader,
+        on_event: Callable[[ReaderEvent], None],
+        interval: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if interval <= 0:
+            raise ValueError(f"reader {reader.name}: the poll interval must be positive, not {interval}")
+        self.reader = reader
+        self.interval = interval
+        self._on_event = on_event
+        self._clock = clock
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"nfc-{reader.name}", daemon=True)
+
+    def start(self) -> None:
+        """Start polling."""
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop polling, wait for the thread to end and close the port."""
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self.reader.close()
+
+    def __enter__(self) -> ReaderThread:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            started = self._clock()
+            for event in self.reader.poll(started):
+                self._on_event(event)
+            self._stopping.wait(max(0.0, self.interval - (self._clock() - started)))

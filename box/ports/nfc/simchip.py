@@ -1,0 +1,257 @@
+"""A simulated PN532 in HSU mode, reached through pyserial as ``pn532sim://NAME``.
+
+The chip speaks the real frame protocol: it decodes what the host writes with the same codec
+and answers synchronously, so a poll against it takes no real time and ``read()`` never
+waits (it returns what is buffered, possibly ``b""``). Importing this module registers the
+URL scheme with pyserial.
+
+>>> from box.ports.nfc.codec import FrameDecoder, encode_command
+>>> from box.ports.nfc.commands import SAM_NORMAL_MODE, WAKE_UP, Command
+>>> chip = sim_chip("doc-example")
+>>> chip.place(bytes.fromhex("04a1b2c3d4e5f6"))
+>>> port = serial.serial_for_url("pn532sim://doc-example", timeout=0.02)
+>>> _ = port.write(WAKE_UP + encode_command(Command.SAM_CONFIGURATION, SAM_NORMAL_MODE))
+>>> FrameDecoder().feed(port.read(64))
+[Ack(), Response(tfi=213, payload=b'\\x15')]
+>>> chip.commands[Command.SAM_CONFIGURATION]
+1
+>>> forget_sim_chips()
+"""
+
+from __future__ import annotations
+
+import errno
+import threading
+from collections import Counter
+
+import serial
+
+from box.ports.nfc.codec import (
+    ACK,
+    CHIP_TO_HOST,
+    ERROR_FRAME,
+    HOST_TO_CHIP,
+    Ack,
+    Frame,
+    FrameDecoder,
+    Nack,
+    Response,
+    encode_frame,
+)
+from box.ports.nfc.commands import MAX_RETRIES_CONFIG_ITEM, UID_LENGTHS, Command
+
+URL_SCHEME = "pn532sim"
+FIRMWARE_VERSION = bytes([0x32, 0x01, 0x06, 0x07])
+WAITS_FOREVER = 0xFF
+"""MxRtyPassiveActivation at power-up: InListPassiveTarget never answers while no card is there."""
+_ATQA_SAK_BY_UID_LENGTH = {4: b"\x00\x04\x08", 7: b"\x00\x44\x00", 10: b"\x00\x84\x00"}
+_ISO14443_4_SAK = 0x20
+
+
+class SimulatedPn532:
+    """One simulated reader: a card can be placed and lifted, the cable pulled, the line dirtied.
+
+    All methods are thread-safe: a test thread moves cards while a reader thread polls.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.silent = False
+        """When true the chip never answers (a board whose switch is not set to HSU)."""
+        self.commands: Counter[int] = Counter()
+        """How many commands of each code the chip has taken (after waking)."""
+        self.aborts = 0
+        """How many ACK frames the host sent to abort a command."""
+        self._lock = threading.Lock()
+        self._uid: bytes | None = None
+        self._ats = b""
+        self._plugged = True
+        self._connection = 0
+        self._io_error: type[Exception] = serial.SerialException
+        self._pending_garbage = bytearray()
+        self._power_up()
+
+    def _power_up(self) -> None:
+        """Fresh from power-up: asleep, SAM not configured, default retries, nothing buffered."""
+        self._asleep = True
+        self._lost_after_wake = 0
+        self._sam_configured = False
+        self._passive_retries = WAITS_FOREVER
+        self._decoder = FrameDecoder()
+        self._output = bytearray()
+        self._last_response = b""
+
+    # --- what a test does to the chip -------------------------------------------------
+
+    def place(self, uid: bytes, ats: bytes = b"") -> None:
+        """Lay a card with this 4-, 7- or 10-byte UID on the reader (``ats``: an ISO 14443-4 card's ATS)."""
+        if len(uid) not in UID_LENGTHS:
+            raise ValueError(f"a card UID has 4, 7 or 10 bytes, not {len(uid)}")
+        if ats and ats[0] != len(ats):
+            raise ValueError(f"an ATS starts with its own length ({len(ats)}), not {ats[0]}")
+        with self._lock:
+            self._uid, self._ats = bytes(uid), bytes(ats)
+
+    def lift(self) -> None:
+        """Take the card away."""
+        with self._lock:
+            self._uid = None
+
+    def unplug(self, error: type[Exception] = serial.SerialException) -> None:
+        """Pull the cable: opening fails and I/O on an open port raises ``error`` (e.g. ``termios.error``)."""
+        with self._lock:
+            self._plugged = False
+            self._io_error = error
+            self._connection += 1
+
+    def replug(self) -> None:
+        """Plug the cable back: the chip powers up asleep; ports opened before stay dead."""
+        with self._lock:
+            self._plugged = True
+            self._power_up()
+
+    def sleep(self, slow_wake: int = 0) -> None:
+        """Put the chip back in low-power mode; after waking it loses ``slow_wake`` more frames."""
+        with self._lock:
+            self._power_up()
+            self._lost_after_wake = slow_wake
+
+    def garbage(self, data: bytes) -> None:
+        """Bytes that arrive on the line just before the next response frame."""
+        with self._lock:
+            self._pending_garbage += data
+
+    # --- the serial side, used by the pyserial handler ----------------------------------
+
+    def connect(self) -> int:
+        """Open the port: a connection number, or SerialException when unplugged."""
+        with self._lock:
+            if not self._plugged:
+                raise serial.SerialException(errno.ENOENT, f"could not open port {URL_SCHEME}://{self.name}")
+            return self._connection
+
+    def receive(self, connection: int, data: bytes) -> None:
+        """Bytes the host writes: a sleeping chip loses them up to the wake-up ``55``."""
+        with self._lock:
+            self._check_line(connection)
+            if self.silent:
+                return
+            if self._asleep:
+                wake_at = data.find(b"\x55")
+                if wake_at < 0:
+                    return
+                self._asleep = False
+                data = data[wake_at:]
+            for frame in self._decoder.feed(data):
+                self._answer(frame)
+
+    def send(self, connection: int, size: int) -> bytes:
+        """Up to ``size`` bytes the chip has sent and the host has not read yet."""
+        with self._lock:
+            self._check_line(connection)
+            data = bytes(self._output[:size])
+            del self._output[:size]
+            return data
+
+    def waiting(self, connection: int) -> int:
+        """How many sent bytes the host has not read yet."""
+        with self._lock:
+            self._check_line(connection)
+            return len(self._output)
+
+    def discard_output(self, connection: int) -> None:
+        """Drop the sent bytes the host has not read (the host reset its input buffer)."""
+        with self._lock:
+            self._check_line(connection)
+            self._output.clear()
+
+    def _check_line(self, connection: int) -> None:
+        if not self._plugged or connection != self._connection:
+            raise self._io_error(errno.EIO, "Input/output error")
+
+    # --- the chip's firmware -------------------------------------------------------------
+
+    def _answer(self, frame: Frame) -> None:
+        if isinstance(frame, Ack):
+            self.aborts += 1
+        elif isinstance(frame, Nack):
+            self._output += self._last_response
+        elif isinstance(frame, Response) and frame.tfi == HOST_TO_CHIP and frame.payload:
+            self._answer_command(frame.payload[0], frame.payload[1:])
+        elif self._sam_configured:
+            self._respond(ERROR_FRAME)
+
+    def _answer_command(self, command: int, params: bytes) -> None:
+        if self._lost_after_wake:
+            self._lost_after_wake -= 1
+            return
+        if not self._sam_configured and command != Command.SAM_CONFIGURATION:
+            return
+        self.commands[command] += 1
+        self._output += ACK
+        answer = self._command_answer(command, params)
+        if answer is not None:
+            self._respond(answer)
+
+    def _command_answer(self, command: int, params: bytes) -> bytes | None:
+        """The frame answering a command, or None when the chip keeps the host waiting."""
+        match command:
+            case Command.GET_FIRMWARE_VERSION:
+                return self._frame(command, FIRMWARE_VERSION)
+            case Command.SAM_CONFIGURATION if params[:1] == b"\x01":
+                self._sam_configured = True
+                return self._frame(command)
+            case Command.RF_CONFIGURATION if params[:1] == bytes([MAX_RETRIES_CONFIG_ITEM]) and len(params) == 4:
+                self._passive_retries = params[3]
+                return self._frame(command)
+            case Command.RF_CONFIGURATION:
+                return self._frame(command)
+            case Command.IN_LIST_PASSIVE_TARGET if params[:2] in (b"\x01\x00", b"\x02\x00"):
+                if self._uid is None:
+                    return None if self._passive_retries == WAITS_FOREVER else self._frame(command, b"\x00")
+                return self._frame(command, self._target_data())
+            case Command.IN_RELEASE if len(params) == 1:
+                return self._frame(command, b"\x00")
+        return ERROR_FRAME
+
+    def _target_data(self) -> bytes:
+        """``NbTg Tg ATQA SAK UIDlen UID [ATS]`` for the card on the reader."""
+        assert self._uid is not None
+        atqa_sak = bytearray(_ATQA_SAK_BY_UID_LENGTH[len(self._uid)])
+        if self._ats:
+            atqa_sak[2] |= _ISO14443_4_SAK
+        return b"\x01\x01" + atqa_sak + bytes([len(self._uid)]) + self._uid + self._ats
+
+    @staticmethod
+    def _frame(command: int, data: bytes = b"") -> bytes:
+        return encode_frame(CHIP_TO_HOST, bytes([command + 1]) + data)
+
+    def _respond(self, frame: bytes) -> None:
+        self._output += self._pending_garbage + frame
+        self._pending_garbage.clear()
+        self._last_response = frame
+
+
+_chips: dict[str, SimulatedPn532] = {}
+_chips_lock = threading.Lock()
+
+
+def sim_chip(name: str) -> SimulatedPn532:
+    """The simulated chip behind ``pn532sim://NAME`` (made on first use)."""
+    with _chips_lock:
+        return _chips.setdefault(name, SimulatedPn532(name))
+
+
+def forget_sim_chips() -> None:
+    """Drop every simulated chip, so the next test starts from fresh ones."""
+    with _chips_lock:
+        _chips.clear()
+
+
+def register_url_handler() -> None:
+    """Let ``serial.serial_for_url`` open ``pn532sim://`` URLs (idempotent)."""
+    if __package__ not in serial.protocol_handler_packages:
+        serial.protocol_handler_packages.append(__package__)
+
+
+register_url_handler()
