@@ -104,10 +104,13 @@ class Journal:
         verdict = self.db.execute("PRAGMA quick_check").fetchone()[0]
         if verdict != "ok":
             raise sqlite3.DatabaseError(verdict)
-        for row in self.db.execute("SELECT players, options FROM games"):
-            json.loads(row[0]), json.loads(row[1])
-        for (action,) in self.db.execute("SELECT action FROM actions"):
-            json.loads(action)
+        try:
+            for players, options in self.db.execute("SELECT players, options FROM games"):
+                json.loads(players), json.loads(options)
+            for (action,) in self.db.execute("SELECT action FROM actions"):
+                json.loads(action)
+        except json.JSONDecodeError as problem:
+            raise sqlite3.DatabaseError(f"unreadable row: {problem}") from None
 
     def close(self) -> None:
         self.db.close()

@@ -63,9 +63,10 @@ class SimulatedBox:
     last_frame: bytes = b""
 
     def __post_init__(self) -> None:
-        from box.ports.nfc.simchip import reset_chips
+        from box.ports.nfc.simchip import forget_sim_chips, register_url_handler
 
-        reset_chips(self.pinmap.readers)
+        forget_sim_chips()  # a new world: no card lies on any reader
+        register_url_handler()
         self.decks = load_decks(self.decks_dir)
         self.boot()
 
