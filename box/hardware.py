@@ -112,6 +112,7 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
                 name: Pn532Reader(name, port, open_port=serial_opener(pinmap.baudrate))
                 for name, port in pinmap.readers.items()
             }
+        closers.extend(reader.close for reader in readers.values())
     except HardwareError:
         for close in reversed(closers):
             close()
