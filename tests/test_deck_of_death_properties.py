@@ -1,0 +1,136 @@
+"""Deck of Death property tests: random sessions of legal and illegal inputs and random dice."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from box.games.base import READERS, Press, Rejected, Roll, Setup, Step, Tap
+from box.games.deck_of_death import RULES
+
+DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
+SMALL = RULES.load_deck(DECKS)
+BUILTIN = RULES.load_deck()
+
+# Short OK and ROLL move a turn on; the rest is noise the game must refuse or absorb.
+PRESSES = [Press("ok")] * 6 + [Press("back"), Press("up"), Press("down"), Press("roll")]
+LONG_PRESSES = [Press("up", long=True), Press("down", long=True), Press("ok", long=True)]
+
+
+def actions(deck):
+    cards = sorted(deck.cards)
+    return st.one_of(
+        st.sampled_from(PRESSES),
+        st.builds(lambda a, b: Roll((a, b)), st.integers(1, 6), st.integers(1, 6)),
+        st.builds(lambda a, b: Roll((a, b)), st.integers(1, 6), st.integers(1, 6)),
+        st.builds(Tap, st.sampled_from(READERS), st.sampled_from(cards)),
+        st.sampled_from(LONG_PRESSES),
+        st.builds(lambda a, b: Roll((a, b)), st.integers(-1, 8), st.integers(-1, 8)),
+    )
+
+
+def check(state) -> dict:
+    """The invariants every reachable state keeps; returns its dump."""
+    board = state.board
+    for token in state.tokens:
+        if token.ring == "outer":
+            assert 0 <= token.space < board.outer
+        else:
+            assert token.ring == "inner" and 0 <= token.space < board.inner
+            assert board.arrow_target(token.entry) is not None
+    cards = [placed.card for placed in state.spaces if placed is not None]
+    assert len(cards) == len(set(cards)), "a card on two spaces"
+    assert len(state.spaces) == board.size, "one slot per space"
+    assert state.spaces[board.start] is None, "Start holds no card"
+    for player, token in enumerate(state.tokens):
+        if token.ring == "outer":
+            assert state.inner_turns[player] == 0
+    data = RULES.dump(state)
+    json.loads(json.dumps(data))
+    view = RULES.view(state)
+    assert len(view.title) <= 21 and len(view.lines) <= 5
+    assert all(isinstance(line, str) for line in view.lines)
+    return data
+
+
+def play_session(deck, players, moves):
+    state = RULES.new(Setup(players, {"forfeits": "drinks"}), deck)
+    data = check(state)
+    for action in moves:
+        wanted_roll = RULES.wants_roll(state)
+        result = RULES.apply(state, action)
+        if isinstance(result, Rejected):
+            assert result.reason and len(result.reason) <= 40
+            assert RULES.dump(state) == data, "a rejection changed the state"
+            continue
+        assert isinstance(result, Step)
+        if isinstance(action, Roll):
+            assert wanted_roll, "dice accepted while the game wanted none"
+        new = check(result.state)
+        mover = data["current_player"]
+        for name in players:
+            assert new["laps"][name] >= data["laps"][name], "laps only grow"
+            assert new["drinks"][name] >= data["drinks"][name], "drinks are never taken back"
+            if name != mover or not isinstance(action, Roll):
+                assert new["laps"][name] == data["laps"][name], "only the mover's roll completes laps"
+        assert new["lockout"] or not data["lockout"], "the lockout stays"
+        assert sum(new["duels_won"].values()) - sum(data["duels_won"].values()) in (0, 1)
+        if data["over"]:
+            assert action in (Press("up"), Press("down")), "only scrolling after enough chaos"
+            assert new == data
+        state, data = result.state, new
+    return state
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    players=st.sampled_from([("A", "B"), ("Ann", "Bob", "Cy"), tuple(f"P{i}" for i in range(1, 9))]),
+    moves=st.lists(actions(SMALL), min_size=50, max_size=400),
+)
+def test_random_sessions_on_the_small_board_keep_the_invariants(players, moves):
+    play_session(SMALL, players, moves)
+
+
+@settings(max_examples=40, deadline=None)
+@given(moves=st.lists(actions(BUILTIN), min_size=50, max_size=400))
+def test_random_sessions_on_the_builtin_board_keep_the_invariants(moves):
+    play_session(BUILTIN, ("Ann", "Bob", "Cy", "Dee"), moves)
+
+
+def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and_duels():
+    """Thousands of mostly legal inputs: the state stays small and every mechanism turns up."""
+    rng = random.Random(7)
+    cards = sorted(SMALL.cards)
+    state = RULES.new(Setup(("Ann", "Bob", "Cy")), SMALL)
+    seen = set()
+    for _ in range(30000):
+        placed = state.spaces[state.slot] if state.overlay is None else None
+        if RULES.wants_roll(state) and rng.random() < 0.8:
+            action = Roll((rng.randint(1, 6), rng.randint(1, 6)))
+        elif placed is not None and state.phase == "challenge" and rng.random() < 0.3:
+            action = Tap("left", placed.card)  # react to it
+        elif placed is not None and state.phase == "react" and rng.random() < 0.5:
+            tier = SMALL[placed.card].tier
+            action = Tap("right", rng.choice([c for c in cards if SMALL[c].tier == tier]))
+        elif rng.random() < 0.35:
+            action = Tap(rng.choice(READERS), rng.choice(cards))
+        else:
+            action = rng.choice(PRESSES[:-1])
+        result = RULES.apply(state, action)
+        if isinstance(result, Step):
+            state = result.state
+            seen.add(state.phase)
+            if state.token.ring == "inner":
+                seen.add("inside")
+            if result.timer == "chug":
+                seen.add("chug")
+    data = check(state)
+    assert data["lockout"]
+    assert {"inside", "duel-roll", "duel-winner", "reflected", "react", "chug"} <= seen
+    assert sum(data["laps"].values()) > 10
+    assert len(pickle.dumps(state)) < 200_000
