@@ -1,0 +1,198 @@
+"""The OLED: opening the luma device, and pushing frames off the input path.
+
+luma's ssd1306/sh1106 drivers send the whole 1 KiB frame on every `display()`
+(about 23 ms at 400 kHz I2C, 90 ms at 100 kHz), so the service never calls it
+directly: it `submit`s each rendered image to a `FramePusher`, which keeps only
+the latest one, pushes it only when it differs from what the panel already
+shows, caps the rate, and rides out I2C errors. A `PusherThread` does the
+pushing in the background; the simulator's script mode calls `push_due` itself
+on virtual time.
+
+>>> from PIL import Image
+>>> pusher = FramePusher(open_dummy(), min_interval=0.05, clock=lambda: 0.0)
+>>> pusher.submit(Image.new("1", (128, 64), 1))
+>>> pusher.push_due(now=0.0), pusher.push_due(now=1.0)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+log = logging.getLogger(__name__)
+
+CONTROLLERS = ("ssd1306", "sh1106")
+WIDTH, HEIGHT = 128, 64
+
+
+class DisplayUnavailable(RuntimeError):
+    """The OLED cannot be opened; the message says what to check."""
+
+
+def open_oled(controller: str, i2c_port: int, i2c_address: int, serial: Any = None) -> Any:
+    """The luma device for a 128x64 `controller` ("ssd1306" or "sh1106") on I2C.
+
+    `persist` is set on purpose: luma blanks the panel when the process exits
+    unless it is. The box's last frame ("Safe to unplug" at power-off, or the
+    error that stopped the service) should stay readable after the service
+    has gone; a restarting service also shows no blank flash. The service
+    draws its own blank screen when it means one.
+
+    `serial` replaces the I2C interface (luma's `noop()` in tests).
+    """
+    if controller not in CONTROLLERS:
+        raise ValueError(f"OLED controller must be one of {', '.join(CONTROLLERS)}, not {controller!r}")
+    from luma.core.error import Error as LumaError
+    from luma.core.interface.serial import i2c
+    from luma.oled import device as drivers
+
+    where = f"OLED {controller} on I2C bus {i2c_port} at address 0x{i2c_address:02X}"
+    try:
+        interface = serial if serial is not None else i2c(port=i2c_port, address=i2c_address)
+        device = getattr(drivers, controller)(interface, width=WIDTH, height=HEIGHT)
+    except (LumaError, OSError) as error:
+        raise DisplayUnavailable(
+            f"{where}: {error}. Check that I2C is enabled (dtparam=i2c_arm=on, /dev/i2c-{i2c_port} exists), "
+            f"that `i2cdetect -y {i2c_port}` shows the panel (0x3C or 0x3D: set display.i2c_address), "
+            "and the wiring: SDA on GPIO2 (pin 3), SCL on GPIO3 (pin 5), VCC 3.3 V, GND."
+        ) from error
+    device.persist = True
+    return device
+
+
+def open_dummy() -> Any:
+    """luma's dummy device: keeps the last frame in `.image`, for the simulator and tests."""
+    from luma.core.device import dummy
+
+    return dummy(width=WIDTH, height=HEIGHT, mode="1")
+
+
+class FramePusher:
+    """Pushes the latest submitted frame to a luma device: only changed frames, at a capped rate.
+
+    `submit` is cheap and never touches the bus. `push_due(now)` does the work
+    and answers whether it pushed. An I2C error (luma's `DeviceNotFoundError`
+    or an `OSError`) is logged once, the frame stays pending and is retried
+    `retry_after` seconds later (through `reopen()`, when given, which builds a
+    fresh device: a panel that lost power needs its init sequence again).
+    Counters: `submitted`, `pushed`, `skipped_unchanged`.
+    """
+
+    def __init__(
+        self,
+        device: Any,
+        min_interval: float = 1 / 20,
+        clock: Callable[[], float] = time.monotonic,
+        retry_after: float = 1.0,
+        reopen: Callable[[], Any] | None = None,
+    ):
+        from luma.core.error import DeviceNotFoundError
+
+        self.device = device
+        self.min_interval = min_interval
+        self.clock = clock
+        self.retry_after = retry_after
+        self.reopen = reopen
+        self.submitted = self.pushed = self.skipped_unchanged = 0
+        self.wake = threading.Event()  # set by `submit`; `PusherThread` waits on it
+        self._bus_errors = (DeviceNotFoundError, OSError)
+        self._lock = threading.Lock()
+        self._pending: Image.Image | None = None
+        self._shown: bytes | None = None  # the bytes of the last frame the panel took
+        self._not_before = float("-inf")  # rate cap or retry backoff
+        self._failing = False
+
+    def submit(self, image: Image.Image) -> None:
+        """Offer a frame (replacing any frame not yet pushed). Never blocks on the bus."""
+        with self._lock:
+            self._pending = image
+            self.submitted += 1
+        self.wake.set()
+
+    def push_due(self, now: float) -> bool:
+        """Push the pending frame if the rate cap or backoff allows and it changed; True if pushed."""
+        if now < self._not_before:
+            return False
+        return self._push(now)
+
+    def flush(self) -> bool:
+        """Push the pending frame now, whatever the rate cap (at shutdown: the last frame must show)."""
+        return self._push(self.clock())
+
+    def next_deadline(self) -> float | None:
+        """When `push_due` next has work (a past time means now), or None with nothing pending."""
+        with self._lock:
+            return None if self._pending is None else self._not_before
+
+    def _push(self, now: float) -> bool:
+        with self._lock:
+            frame = self._pending
+        if frame is None:
+            return False
+        data = frame.tobytes()
+        if data == self._shown:
+            self._taken(frame)
+            self.skipped_unchanged += 1
+            return False
+        try:
+            if self._failing and self.reopen is not None:
+                self.device = self.reopen()
+            self.device.display(frame)
+        except self._bus_errors as error:
+            if not self._failing:
+                log.warning("OLED push failed (%s); retrying every %.1f s, the game goes on", error, self.retry_after)
+                self._failing = True
+            self._not_before = now + self.retry_after
+            return False
+        if self._failing:
+            log.info("OLED is back")
+            self._failing = False
+        self._shown = data
+        self._taken(frame)
+        self.pushed += 1
+        self._not_before = now + self.min_interval
+        return True
+
+    def _taken(self, frame: Image.Image) -> None:
+        """Drop `frame` from pending unless a newer one was submitted meanwhile."""
+        with self._lock:
+            if self._pending is frame:
+                self._pending = None
+
+
+class PusherThread:
+    """Runs a `FramePusher` in the background: wakes on `submit`, sleeps out the rate cap.
+
+    `stop()` ends the thread and then flushes the last frame.
+    """
+
+    def __init__(self, pusher: FramePusher):
+        self.pusher = pusher
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="oled-pusher", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        pusher = self.pusher
+        while not self._stopping:
+            deadline = pusher.next_deadline()
+            timeout = None if deadline is None else deadline - pusher.clock()
+            if timeout is None or timeout > 0:
+                pusher.wake.wait(timeout)
+            pusher.wake.clear()
+            if not self._stopping:
+                pusher.push_due(pusher.clock())
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop the thread (waiting up to `timeout` seconds), then push whatever is pending."""
+        self._stopping = True
+        self.pusher.wake.set()
+        self._thread.join(timeout)
+        self.pusher.flush()

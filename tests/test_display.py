@@ -1,0 +1,191 @@
+"""The display port on luma's dummy device: only changed frames, a rate cap, I2C errors ridden out."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+from luma.core.device import dummy
+from luma.core.error import DeviceNotFoundError
+from luma.core.interface.serial import noop
+from PIL import Image, ImageDraw
+
+from box.ports.display import DisplayUnavailable, FramePusher, PusherThread, open_dummy, open_oled
+
+
+def frame(text: str) -> Image.Image:
+    image = Image.new("1", (128, 64), 0)
+    ImageDraw.Draw(image).text((2, 2), text, fill=1)
+    return image
+
+
+class Clock:
+    def __init__(self, now: float = 0.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FlakyPanel(dummy):
+    """luma's dummy device whose bus fails for the first `failures` pushes; it counts the attempts."""
+
+    def __init__(self, failures: int = 0, error: Exception | None = None):
+        super().__init__(width=128, height=64, mode="1")
+        self.failures = failures
+        self.error = error or DeviceNotFoundError("I2C device not found on address: 0x3C")
+        self.attempts = 0
+        self.shown = threading.Event()
+
+    def display(self, image: Image.Image) -> None:
+        self.attempts += 1
+        if self.attempts <= self.failures:
+            raise self.error
+        super().display(image)
+        self.shown.set()
+
+
+def shows(device, image) -> bool:
+    return device.image is not None and device.image.tobytes() == image.tobytes()
+
+
+def test_open_dummy_is_a_one_bit_128_by_64_device():
+    device = open_dummy()
+    assert (device.width, device.height, device.mode) == (128, 64, "1")
+
+
+@pytest.mark.parametrize("controller", ["ssd1306", "sh1106"])
+def test_open_oled_builds_the_controllers_driver_and_keeps_the_last_frame(controller):
+    device = open_oled(controller, 1, 0x3C, serial=noop())
+    assert type(device).__name__ == controller
+    assert device.size == (128, 64)
+    assert device.persist is True
+
+
+def test_open_oled_names_what_to_check_when_the_bus_is_missing():
+    with pytest.raises(DisplayUnavailable) as caught:
+        open_oled("sh1106", 99, 0x3D)  # there is no /dev/i2c-99
+    message = str(caught.value)
+    for expected in ("sh1106", "I2C bus 99", "0x3D", "i2c_arm=on", "0x3C or 0x3D", "GPIO2", "GPIO3"):
+        assert expected in message
+
+
+def test_open_oled_refuses_an_unknown_controller():
+    with pytest.raises(ValueError, match="ssd1306, sh1106"):
+        open_oled("ssd1309", 1, 0x3C, serial=noop())
+
+
+def test_a_submitted_frame_is_pushed_once():
+    device, clock = FlakyPanel(), Clock(10.0)
+    pusher = FramePusher(device, clock=clock)
+    assert pusher.next_deadline() is None
+    assert pusher.push_due(10.0) is False
+    pusher.submit(frame("A"))
+    assert pusher.next_deadline() <= 10.0
+    assert pusher.push_due(10.0) is True
+    assert shows(device, frame("A"))
+    assert pusher.push_due(11.0) is False
+    assert (pusher.submitted, pusher.pushed, device.attempts) == (1, 1, 1)
+
+
+def test_an_unchanged_frame_is_never_pushed():
+    device = FlakyPanel()
+    pusher = FramePusher(device, min_interval=0.05)
+    pusher.submit(frame("A"))
+    pusher.push_due(0.0)
+    pusher.submit(frame("A"))  # a new image with the same pixels
+    assert pusher.push_due(1.0) is False
+    assert pusher.next_deadline() is None
+    assert (pusher.submitted, pusher.pushed, pusher.skipped_unchanged, device.attempts) == (2, 1, 1, 1)
+
+
+def test_the_rate_cap_holds_a_frame_back_and_only_the_latest_goes_out():
+    device = FlakyPanel()
+    pusher = FramePusher(device, min_interval=0.05)
+    pusher.submit(frame("A"))
+    assert pusher.push_due(1.0) is True
+    pusher.submit(frame("B"))
+    pusher.submit(frame("C"))
+    assert pusher.push_due(1.02) is False
+    assert pusher.next_deadline() == pytest.approx(1.05)
+    assert pusher.push_due(1.05) is True
+    assert shows(device, frame("C"))
+    assert (pusher.submitted, pusher.pushed, device.attempts) == (3, 2, 2)
+
+
+@pytest.mark.parametrize(
+    "error", [DeviceNotFoundError("I2C device not found on address: 0x3C"), OSError(121, "EREMOTEIO")]
+)
+def test_a_bus_error_is_logged_once_and_the_frame_shows_after_retries(caplog, error):
+    device = FlakyPanel(failures=2, error=error)
+    pusher = FramePusher(device, retry_after=1.0)
+    pusher.submit(frame("A"))
+    with caplog.at_level(logging.INFO, logger="box.ports.display"):
+        assert pusher.push_due(0.0) is False
+        assert pusher.next_deadline() == 1.0
+        assert pusher.push_due(0.5) is False
+        assert device.attempts == 1  # no retry before the backoff is over
+        assert pusher.push_due(1.0) is False
+        assert pusher.push_due(2.0) is True
+    assert shows(device, frame("A"))
+    assert device.attempts == 3
+    assert [record.levelname for record in caplog.records] == ["WARNING", "INFO"]
+    assert "OLED push failed" in caplog.records[0].message
+
+
+def test_a_frame_submitted_during_an_outage_replaces_the_failed_one():
+    device = FlakyPanel(failures=1)
+    pusher = FramePusher(device, retry_after=1.0)
+    pusher.submit(frame("A"))
+    pusher.push_due(0.0)
+    pusher.submit(frame("B"))
+    assert pusher.push_due(1.0) is True
+    assert shows(device, frame("B"))
+
+
+def test_a_retry_reopens_the_device_when_it_can():
+    broken = FlakyPanel(failures=99)
+    fresh = FlakyPanel()
+    pusher = FramePusher(broken, retry_after=1.0, reopen=lambda: fresh)
+    pusher.submit(frame("A"))
+    assert pusher.push_due(0.0) is False
+    assert pusher.push_due(1.0) is True
+    assert pusher.device is fresh
+    assert shows(fresh, frame("A"))
+
+
+def test_flush_ignores_the_rate_cap():
+    device = FlakyPanel()
+    clock = Clock(5.0)
+    pusher = FramePusher(device, min_interval=60.0, clock=clock)
+    pusher.submit(frame("A"))
+    pusher.push_due(5.0)
+    pusher.submit(frame("Bye"))
+    assert pusher.push_due(5.1) is False
+    assert pusher.flush() is True
+    assert shows(device, frame("Bye"))
+
+
+def test_the_thread_pushes_a_submitted_frame():
+    device = FlakyPanel()
+    pusher = FramePusher(device)
+    thread = PusherThread(pusher)
+    try:
+        pusher.submit(frame("A"))
+        assert device.shown.wait(timeout=5.0)
+        assert shows(device, frame("A"))
+    finally:
+        thread.stop()
+
+
+def test_stopping_the_thread_shows_the_last_frame_the_rate_cap_held_back():
+    device = FlakyPanel()
+    pusher = FramePusher(device, min_interval=60.0)
+    thread = PusherThread(pusher)
+    pusher.submit(frame("A"))
+    assert device.shown.wait(timeout=5.0)
+    pusher.submit(frame("Safe to unplug"))
+    thread.stop()
+    assert shows(device, frame("Safe to unplug"))
+    assert pusher.pushed == 2
