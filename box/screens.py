@@ -29,12 +29,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from box.ports.display import HEIGHT, WIDTH
+
 if TYPE_CHECKING:
     from PIL import Image
 
     from box.games.base import View
 
-WIDTH, HEIGHT = 128, 64
 TITLE_HEIGHT = 10
 ROW_HEIGHT = 9
 ROWS = (HEIGHT - TITLE_HEIGHT) // ROW_HEIGHT  # 6

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from PIL import Image
 
+from box.pinmap import CONTROLLERS
+
 log = logging.getLogger(__name__)
 
-CONTROLLERS = ("ssd1306", "sh1106")
-WIDTH, HEIGHT = 128, 64
+WIDTH, HEIGHT = 128, 64  # the panel, in pixels
 
 
 class DisplayUnavailable(RuntimeError):
