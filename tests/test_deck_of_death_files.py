@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def test_the_builtin_board_follows_the_rulings():
     assert (board.outer, board.start, board.inner) == (36, 0, 10)
     assert len(board.arrows) == 6 and all(target == 0 for _, target in board.arrows)
     spaces = [space for space, _ in board.arrows]
-    assert {b - a for a, b in zip(spaces, spaces[1:])} == {6}  # spread evenly
+    assert {b - a for a, b in itertools.pairwise(spaces)} == {6}  # spread evenly
 
 
 def test_a_deck_directory_brings_its_own_board():

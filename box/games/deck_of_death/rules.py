@@ -604,9 +604,14 @@ class DeckOfDeath:
         if overlay.kind == S.IMMUNITY:
             return self._picker(f"{title}: who?", state.players, overlay.cursor)
         if overlay.slot is None:
-            names = [state.where(slot) for slot in state.board.card_slots()]
+            names = [self._space_name(state, slot) for slot in state.board.card_slots()]
             return self._picker(f"{title}: where?", names, overlay.cursor)
         return self._picker(f"{title}: whose?", state.players, overlay.cursor)
+
+    def _space_name(self, state: State, slot: int) -> str:
+        """A space for the Rule Creator's picker, with the card it holds: 'space 3: Plank'."""
+        placed = state.spaces[slot]
+        return state.where(slot) + (f": {state.cards[placed.card].title}" if placed is not None else "")
 
     def _picker(self, title: str, choices: tuple[str, ...] | list[str], cursor: int) -> View:
         """A list of choices scrolled so the cursor is visible."""
