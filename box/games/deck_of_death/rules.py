@@ -447,7 +447,8 @@ class DeckOfDeath:
             return Step(replace(state, cursor=1 - state.cursor), (Sound.CLICK,))
         if action == Press("ok"):
             phase = S.DUEL_ROLL if state.cursor == HIGH_DIE else S.DUEL_WINNER
-            duel = replace(state.duel, rolls=()) if state.duel is not None else None
+            assert state.duel is not None
+            duel = replace(state.duel, rolls=())
             return Step(replace(state, phase=phase, duel=duel, cursor=0, notice=""), (Sound.CLICK,))
         if action == Press("back"):
             return Step(replace(state, phase=S.CARD, duel=None, cursor=0, notice="No takeover"), (Sound.CLICK,))
