@@ -56,12 +56,16 @@ class SimulatedPn532:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.firmware_version = FIRMWARE_VERSION
+        """GetFirmwareVersion's answer: IC, version, revision, support (set another IC to fake a wrong board)."""
         self.silent = False
         """When true the chip never answers (a board whose switch is not set to HSU)."""
         self.commands: Counter[int] = Counter()
         """How many commands of each code the chip has taken (after waking)."""
         self.aborts = 0
         """How many ACK frames the host sent to abort a command."""
+        self.open_attempts = 0
+        """How many times a port to this chip was opened (or tried while unplugged)."""
         self._lock = threading.Lock()
         self._uid: bytes | None = None
         self._ats = b""
@@ -121,11 +125,18 @@ class SimulatedPn532:
         with self._lock:
             self._pending_garbage += data
 
+    @property
+    def passive_activation_retries(self) -> int:
+        """RFConfiguration MxRtyPassiveActivation as the host last set it (0xFF: wait forever)."""
+        with self._lock:
+            return self._passive_retries
+
     # --- the serial side, used by the pyserial handler ----------------------------------
 
     def connect(self) -> int:
         """Open the port: a connection number, or SerialException when unplugged."""
         with self._lock:
+            self.open_attempts += 1
             if not self._plugged:
                 raise serial.SerialException(errno.ENOENT, f"could not open port {URL_SCHEME}://{self.name}")
             return self._connection
@@ -197,7 +208,7 @@ class SimulatedPn532:
         """The frame answering a command, or None when the chip keeps the host waiting."""
         match command:
             case Command.GET_FIRMWARE_VERSION:
-                return self._frame(command, FIRMWARE_VERSION)
+                return self._frame(command, self.firmware_version)
             case Command.SAM_CONFIGURATION if params[:1] == b"\x01":
                 self._sam_configured = True
                 return self._frame(command)
