@@ -216,7 +216,8 @@ install_program() {
         return
     fi
     source=$(mktemp -d)
-    tar -C "$REPO_DIR" --exclude=.git --exclude=build --exclude='*.egg-info' -cf - . | tar -C "$source" -xf -
+    tar -C "$REPO_DIR" --exclude=.git --exclude=.venv --exclude=build --exclude='*.egg-info' \
+        --exclude=__pycache__ --exclude=.pytest_cache -cf - . | tar -C "$source" -xf -
     run "$PREFIX/venv/bin/pip" install --quiet --disable-pip-version-check "${source}[pi]"
     rm -rf "$source"
 }
@@ -277,8 +278,10 @@ install_box() {
     fi
     if [[ $SERVICE_CHANGED == yes ]]; then run systemctl daemon-reload; fi
     run systemctl enable gravebox.service
-    # Restart to pick up new code or a new unit (a no-op for the files on a second run).
-    run systemctl restart gravebox.service
+    if [[ $REBOOT_NEEDED == no ]]; then
+        # Restart to pick up new code or a new unit (a no-op for the files on a second run).
+        run systemctl restart gravebox.service
+    fi # else: I2C and the UARTs appear only after the reboot; the service starts then.
 
     say "Gravebox installed for $MODEL."
     if [[ $REBOOT_NEEDED == yes ]]; then

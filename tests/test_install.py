@@ -141,6 +141,7 @@ def test_install_writes_the_box_for_the_detected_model(tmp_path: Path, model: st
     assert "would run: systemctl enable gravebox.service" in out
     assert ("would run: systemctl disable hciuart.service" in out) == (model == "pi4")
     assert "reboot" in out
+    assert "systemctl restart" not in out, "no start before the reboot that brings I2C and the UARTs"
 
 
 @pytest.mark.parametrize("model", ["pi5", "pi4", "zero2w"])
@@ -152,6 +153,7 @@ def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model
     second = ok(INSTALL, "--root", root)
     assert tree(root) == installed
     assert "updated" not in second and "installed  /" not in second and "reboot" not in second
+    assert "would run: systemctl restart gravebox.service" in second, "an update restarts the box"
 
     # The service made its state directory meanwhile: uninstall keeps it.
     state = root / "var/lib/gravebox"
