@@ -173,7 +173,7 @@ class Pn532Reader:
             raise _Offline(self._unplugged_message()) from error
         for _ in range(WAKE_ATTEMPTS):
             self._write(WAKE_UP)
-            outcome = self._send_and_wait(Command.SAM_CONFIGURATION, SAM_NORMAL_MODE)
+            outcome = self._send_and_wait(Command.SAM_CONFIGURATION, SAM_NORMAL_MODE, flush_first=True)
             if isinstance(outcome, Response):
                 break
             self._write(ACK)
@@ -236,8 +236,8 @@ class Pn532Reader:
     def _exchange(self, command: Command, params: bytes, parse: Callable[[bytes], T]) -> T:
         """Send a command and parse its answer's data, retrying; raise _Offline when it keeps failing."""
         failure: ErrorFrame | Nack | BadAnswer | None = None
-        for _ in range(ATTEMPTS):
-            outcome = self._send_and_wait(command, params)
+        for attempt in range(ATTEMPTS):
+            outcome = self._send_and_wait(command, params, flush_first=attempt > 0)
             if isinstance(outcome, Response):
                 try:
                     return parse(outcome.payload[1:])
@@ -258,10 +258,17 @@ class Pn532Reader:
             return f"{where}: unexpected answer on {self.port} ({outcome}): is it a PN532?"
         return f"{where}: garbled answers on {self.port}: check its wiring"
 
-    def _send_and_wait(self, command: Command, params: bytes) -> Response | ErrorFrame | Nack | None:
-        """Write one command and read until its answer, an error frame, a NACK, or silence."""
+    def _send_and_wait(
+        self, command: Command, params: bytes, flush_first: bool = False
+    ) -> Response | ErrorFrame | Nack | None:
+        """Write one command and read until its answer, an error frame, a NACK, or silence.
+
+        ``flush_first`` drops unread input first (stale answers after a failed try); the
+        decoder skips anything else that is not the answer, so a good poll saves that call.
+        """
         port = self._port()
-        self._guarded(port.reset_input_buffer)
+        if flush_first:
+            self._guarded(port.reset_input_buffer)
         self._write(encode_command(command, params))
         decoder = FrameDecoder()
         quiet_reads = 0
