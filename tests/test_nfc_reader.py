@@ -334,6 +334,24 @@ def test_a_board_that_is_not_a_pn532_is_reported() -> None:
     )
 
 
+def test_a_chip_that_keeps_rejecting_commands_is_reported() -> None:
+    chip = sim_chip("left")
+
+    def open_port_with_error_frames(port: str) -> serial.Serial:
+        """A line where an error frame comes before every answer."""
+        line = serial.serial_for_url(port, timeout=0.02)
+        write = line.write
+        line.write = lambda data: (chip.garbage(ERROR_FRAME), write(data))[1]
+        return line
+
+    reader = Pn532Reader("left", "pn532sim://left", open_port=open_port_with_error_frames)
+    assert reader.poll(0.0) == [
+        ReaderStatus(
+            "left", False, "reader left: the chip on pn532sim://left rejected SAM_CONFIGURATION: is it a PN532?"
+        )
+    ]
+
+
 def test_the_simulated_chip_answers_unknown_commands_with_an_error_frame() -> None:
     sim_chip("left")
     port = serial.serial_for_url("pn532sim://left", timeout=0.02)
