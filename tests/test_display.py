@@ -171,6 +171,7 @@ def test_the_thread_pushes_a_submitted_frame():
     device = FlakyPanel()
     pusher = FramePusher(device)
     thread = PusherThread(pusher)
+    thread.start()
     try:
         pusher.submit(frame("A"))
         assert device.shown.wait(timeout=5.0)
@@ -183,6 +184,7 @@ def test_stopping_the_thread_shows_the_last_frame_the_rate_cap_held_back():
     device = FlakyPanel()
     pusher = FramePusher(device, min_interval=60.0)
     thread = PusherThread(pusher)
+    thread.start()
     pusher.submit(frame("A"))
     assert device.shown.wait(timeout=5.0)
     pusher.submit(frame("Safe to unplug"))

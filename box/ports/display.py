@@ -171,13 +171,15 @@ class FramePusher:
 class PusherThread:
     """Runs a `FramePusher` in the background: wakes on `submit`, sleeps out the rate cap.
 
-    `stop()` ends the thread and then flushes the last frame.
+    `start()` it like a thread; `stop()` ends it and then flushes the last frame.
     """
 
     def __init__(self, pusher: FramePusher):
         self.pusher = pusher
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="oled-pusher", daemon=True)
+
+    def start(self) -> None:
         self._thread.start()
 
     def _run(self) -> None:
