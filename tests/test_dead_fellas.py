@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -509,6 +510,22 @@ def test_i_know_a_guy_takes_a_known_discard_or_one_not_listed():
     assert dump(unlisted)["discard_pile"] == ["dfw02", "dfd02", "dfg01"]
     cancelled = accept(after, tap("dfx01"), OK)
     assert dump(cancelled)["discard_pile"] == ["dfd02", "dfg01", "dfx01", "dfw02"]
+
+
+def test_cancelling_i_know_a_guy_whose_card_was_played_in_the_chain_changes_nothing_more():
+    game = accept(dealt(), tap("dfw02"), OK)
+    game = accept(game, tap("dfx01"), tap("dfx02"), OK)  # the Snub Nose stands; both discarded
+    game = accept(game, tap("dfg01"))
+    game = choose(game, "dfx02")
+    game = accept(game, tap("dfx02"), OK)  # the card the Guy got cancels the Guy
+    assert Counter(dump(game)["discard_pile"])["dfx02"] == 1
+
+
+def test_a_discarded_fuhgeddaboutit_played_again_means_a_reshuffle():
+    game = choose(accept(dealt(), tap("dfw02")), "dfm02")
+    game = accept(game, tap("dfx01"), OK, tap("dfw01"), OK, tap("dfx01"))
+    assert dump(game)["discard_pile"] == []
+    assert game.notice == "Fuhgeddaboutit x1; discards reshuffled"
 
 
 def test_i_know_a_guy_with_no_known_discards_resolves_at_once():

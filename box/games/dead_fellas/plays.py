@@ -102,7 +102,10 @@ class TookFromDiscard:
         return f"Guy gets {taken}"
 
     def cancel(self, board: Board) -> Board:
-        return board.to_discard(self.taken) if self.taken is not None else board
+        """The card goes back to the discard pile, unless it was played already (then nothing)."""
+        if self.taken is None or self.taken in board.discard:
+            return board
+        return board.to_discard(self.taken)
 
 
 @dataclass(frozen=True)

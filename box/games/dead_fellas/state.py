@@ -236,4 +236,3 @@ def picking_choices(game: Game, phase: Picking) -> tuple[Choice, ...]:
         known = tuple(card for card in reversed(game.board.discard) if card != phase.card)
         return (*(Choice(game.name(card)[:21], card) for card in known), Choice("A card not listed", None))
     return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in receivers(game, phase))
-

@@ -360,21 +360,23 @@ def fuhgeddaboutit(game: Game, card: str) -> Step | Rejected:
     phase = game.phase
     if isinstance(phase, Chain):
         chain = replace(phase, cards=(*phase.cards, card))
-        return step(replace(game, phase=chain), f"Fuhgeddaboutit x{len(chain.cards)}", Sound.CLICK)
-    if not isinstance(phase, (*RESTING, Evidence, Over)):
+    elif not isinstance(phase, (*RESTING, Evidence, Over)):
         return Rejected(FINISH_FIRST if not isinstance(phase, Deal) else "nothing to cancel")
-    if game.last is None:
+    elif game.last is None:
         return Rejected("nothing to cancel")
-    return step(replace(game, phase=Chain((card,), phase)), "Fuhgeddaboutit x1", Sound.CLICK)
+    else:
+        chain = Chain((card,), phase)
+    notice = f"Fuhgeddaboutit x{len(chain.cards)}"
+    if card in game.board.discard:
+        game = replace(game, board=replace(game.board, discard=()))
+        notice += "; discards reshuffled"
+    return step(replace(game, phase=chain), notice, Sound.CLICK)
 
 
 def settle(game: Game, chain: Chain) -> Step:
     """An odd chain cancels the last play, an even one lets it stand; the chain's cards are discarded."""
     play = game.last
-    board = game.board
-    if any(card in board.discard for card in chain.cards):
-        board = replace(board, discard=())
-    board = board.to_discard(*chain.cards)
+    board = game.board.to_discard(*chain.cards)
     if play is None:
         return step(replace(game, board=board, phase=resume(game, chain.resume)), "", Sound.CLICK)
     what = play.describe(board)
