@@ -410,3 +410,28 @@ def test_stopping_does_not_wait_out_a_long_interval() -> None:
 def test_a_non_positive_interval_is_refused() -> None:
     with pytest.raises(ValueError, match="interval must be positive"):
         ReaderThread(Pn532Reader("right", "pn532sim://right"), print, interval=0)
+
+
+def test_a_driver_fault_is_reported_and_the_thread_keeps_polling(monkeypatch):
+    import threading
+
+    import box.ports.nfc.reader as reader_module
+
+    monkeypatch.setattr(reader_module, "FAULT_PAUSE", 0.0)
+    polled_again = threading.Event()
+    calls = []
+
+    class Faulty(Pn532Reader):
+        def poll(self, now):
+            calls.append(now)
+            if len(calls) == 1:
+                raise RuntimeError("boom")
+            polled_again.set()
+            return []
+
+    events = queue.Queue()
+    with ReaderThread(Faulty("left", "pn532sim://fault-left"), events.put, interval=0.001):
+        status = events.get(timeout=5)
+        assert polled_again.wait(timeout=5)
+    assert status.online is False
+    assert "driver fault (boom)" in status.message

@@ -305,6 +305,9 @@ class Pn532Reader:
             raise _Offline(self._unplugged_message()) from error
 
 
+FAULT_PAUSE = 1.0  # seconds a thread rests after an unexpected driver fault before it reconnects
+
+
 class ReaderThread:
     """Poll one reader every ``interval`` seconds on a daemon thread; hand events to ``on_event``.
 
@@ -357,6 +360,13 @@ class ReaderThread:
     def _run(self) -> None:
         while not self._stopping.is_set():
             started = self._clock()
-            for event in self.reader.poll(started):
+            try:
+                events = self.reader.poll(started)
+            except Exception as fault:  # a driver bug must not silently end this reader for the night
+                logger.exception("reader %s: driver fault", self.reader.name)
+                self.reader.close()
+                events = [ReaderStatus(self.reader.name, False, f"reader {self.reader.name}: driver fault ({fault})")]
+                self._stopping.wait(FAULT_PAUSE)
+            for event in events:
                 self._on_event(event)
             self._stopping.wait(max(0.0, self.interval - (self._clock() - started)))
