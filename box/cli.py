@@ -1,14 +1,15 @@
 """The `gravebox` command. Imports stay inside the commands so `--help` is fast.
 
-    gravebox                 start the box (the simulator where there is no Pi)
-    gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
-    gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
+gravebox                 start the box (the simulator where there is no Pi)
+gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
+gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -79,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
 
     fake = getattr(args, "fake", False)
     if not fake and not is_raspberry_pi():
+        if os.environ.get("INVOCATION_ID") or os.environ.get("NOTIFY_SOCKET"):
+            print("gravebox: not a Raspberry Pi, and no terminal for the simulator under systemd", file=sys.stderr)
+            return 1
         print("gravebox: this is not a Raspberry Pi: starting the simulator (gravebox sim)", file=sys.stderr)
         args.script = None
         return simulate(args)
@@ -142,7 +146,8 @@ def power_off() -> None:
     """Ask logind to power off (allowed for the gravebox user by the polkit rule)."""
     import subprocess
 
-    result = subprocess.run(["systemctl", "poweroff"], capture_output=True, text=True, check=False)
+    command = ["systemctl", "--no-ask-password", "poweroff"]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         logging.getLogger("gravebox").error("power off failed: %s", result.stderr.strip())
 

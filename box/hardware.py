@@ -103,8 +103,16 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
         buzzer = BuzzerPlayer(output)
         closers.append(buzzer.close)
         wiring = pinmap.display
-        display = open_dummy() if simulated else open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address)
-        pusher = FramePusher(display, clock=clock)
+        if simulated:
+            display = open_dummy()
+            pusher = FramePusher(display, clock=clock)
+        else:
+
+            def reopen() -> Any:  # a panel that lost power needs its start-up commands again
+                return open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address)
+
+            display = reopen()
+            pusher = FramePusher(display, clock=clock, reopen=reopen)
         if simulated:
             readers = {name: Pn532Reader(name, f"pn532sim://{name}") for name in pinmap.readers}
         else:

@@ -82,6 +82,7 @@ class GameSession:
         result = self.rules.apply(self.state, action)
         if isinstance(result, Step):
             seq = self.journal.append(self.record.id, encode(action))
+            log.debug("journaled action %d of game %d", seq, self.record.id)
             self.history.append((seq, action))
             self.state = result.state
         return result
