@@ -121,4 +121,5 @@ class TablePlayed:
         return board
 
 
-Play = Equipped | Boosted | Whacked | TookFromDiscard | TablePlayed
+CardPlay = Equipped | Boosted | TookFromDiscard | TablePlayed  # a play made with a Mafia card
+Play = CardPlay | Whacked

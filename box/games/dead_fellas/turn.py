@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from box.games.base import Action, Press, Rejected, Roll, Sound, Step, Tap
 from box.games.dead_fellas.board import Mook
-from box.games.dead_fellas.deck import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, Card
-from box.games.dead_fellas.plays import Boosted, Equipped, TablePlayed, TookFromDiscard, Whacked
+from box.games.dead_fellas.deck import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
+from box.games.dead_fellas.plays import Boosted, CardPlay, Equipped, TablePlayed, TookFromDiscard, Whacked
 from box.games.dead_fellas.state import (
     DEALT_MOOKS,
     RESTING,
@@ -323,7 +323,7 @@ def pick(game: Game, phase: Picking, value: str | None) -> Step | Rejected:
     mook = value or ""
     if card.effect == BOOST and phase.source:
         source = game.board.mook(phase.source)
-        slot = next(slot for slot in ("weapon", "disguise", "vehicle") if source.item(slot) == phase.source)
+        slot = next(slot for slot in SLOTS if source.item(slot) == phase.source)
         replaced = game.board.mook(mook).item(slot)
         board = game.board.put_mook(source.with_item(slot, None)).equip(mook, slot, phase.source)
         play = Boosted(card.id, phase.source, source.card, mook, slot, replaced)
@@ -335,15 +335,14 @@ def pick(game: Game, phase: Picking, value: str | None) -> Step | Rejected:
     return finish_play(replace(game, board=board), None, play, phase.resume, play.describe(board))
 
 
-def finish_play(game: Game, discarded: str | None, play: object, then: Phase, notice: str) -> Step:
+def finish_play(game: Game, discarded: str | None, play: CardPlay, then: Phase, notice: str) -> Step:
     """A Mafia card is played: it is the last play; an action card goes to the discard pile.
 
     A card the box knew as discarded coming back from a hand means the table reshuffled
     the discards into the Mafia deck: the box forgets its discard pile then.
     """
     board = game.board
-    played = discarded or getattr(play, "card", "")
-    if played in board.discard:
+    if play.card in board.discard:
         board = replace(board, discard=())
         notice = f"{notice}; discards reshuffled"
     if discarded is not None:
