@@ -34,6 +34,7 @@ from box.tools import DiceCup, ShotTimer
 log = logging.getLogger(__name__)
 
 NOTICE_SECONDS = 3.0
+NOTHING_TO_UNDO = "Nothing to undo"
 CLOCK_REFRESH = 0.1  # a running shot timer redraws ten times a second
 DICE_ANIMATION = (0.08, 0.16, 0.26, 0.38, 0.52)  # frame times after a throw
 TITLES = {
@@ -301,7 +302,7 @@ class Box:
             self.say("Undone", now)
             self.sounds.append(Sound.CLICK)
         else:
-            self.reject("Nothing to undo", now)
+            self.reject(NOTHING_TO_UNDO, now)
 
     # ----- menus and overlays -----------------------------------------------------------
 
@@ -330,7 +331,7 @@ class Box:
 
     def open_box_menu(self) -> None:
         label = self.session.last_action() if self.session is not None else None
-        entries = (f"Undo: {label}" if label else "Nothing to undo",)
+        entries = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
         if self.session is not None:
             entries += ("Abandon game",)
         self.overlay = BoxMenu(0, (*entries, "Back"))
@@ -356,7 +357,7 @@ class Box:
         elif press.button == "ok":
             entry = menu.entries[menu.cursor]
             self.overlay = None
-            if entry.startswith("Undo"):
+            if entry.startswith("Undo") or entry == NOTHING_TO_UNDO:
                 self.undo(now)
             elif entry == "Abandon game":
                 self.overlay = Confirm("Abandon this game?", self.leave_game)

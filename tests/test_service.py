@@ -1,0 +1,171 @@
+"""The Box around the games: menus, taps it refuses, undo, resume, the tools, power off."""
+
+from pathlib import Path
+
+import pytest
+
+from box.journal import Journal
+from box.service import Box, GameStartError, Settings
+from box.tags import TagMap, simulated_uid
+from box.tools import DiceCup
+
+DECKS = Path(__file__).parent / "scenarios" / "box" / "decks"
+
+
+def make_box(journal: Journal | None = None) -> Box:
+    journal = journal or Journal(":memory:")
+    box = Box(journal, TagMap(), DiceCup(die=lambda: 2), Settings(names=("Ann", "Bob", "Cid"), decks_dir=DECKS))
+    box.tags = TagMap.simulated([box.deck("deck-of-death"), box.deck("dead-set")])
+    return box
+
+
+def press(box: Box, button: str, now: float = 1.0, kind: str = "short") -> None:
+    box.button(button, kind, now)
+
+
+def test_the_menu_starts_a_game_with_default_options():
+    box = make_box()
+    titles = box.menu.entries()
+    for _ in range(titles.index("Deck of Death")):
+        press(box, "down")
+    press(box, "ok")  # the game
+    assert box.menu.page == "players"
+    press(box, "up")  # 3 players
+    press(box, "ok")  # to the options
+    assert box.menu.entries() == ["Forfeits: drinks", "START"]
+    press(box, "ok")  # forfeits -> points
+    press(box, "down")
+    press(box, "ok")  # START
+    dump = box.dump(1.0)
+    assert dump["game"] == "deck-of-death"
+    assert dump["players"] == ["Ann", "Bob", "Cid"]
+    assert dump["options"] == {"forfeits": "points"}
+    assert box.journal.unfinished_game().options == {"forfeits": "points"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason"),
+    [
+        ({"game": "chess"}, "unknown game"),
+        ({"game": "deck-of-death", "options": {"forfeits": "beer"}}, "forfeits must be one of"),
+        ({"game": "deck-of-death", "options": {"colour": "red"}}, "unknown option 'colour'"),
+        ({"game": "deck-of-death", "players": 11}, "takes 2 to 8 players"),
+        ({"game": "deck-of-death", "names": ["Al", "Al"]}, "must differ"),
+    ],
+)
+def test_a_game_that_cannot_start_says_why_and_journals_nothing(kwargs, reason):
+    box = make_box()
+    with pytest.raises(GameStartError, match=reason):
+        box.start_game(now=0.0, **kwargs)
+    assert box.session is None
+    assert box.journal.unfinished_game() is None
+
+
+def test_refused_taps_say_why_and_change_nothing():
+    box = make_box()
+    box.card_placed("left", simulated_uid("deck-of-death", "dd7"), now=0.5)
+    assert box.notice.startswith("No game running")
+    box.start_game("deck-of-death", now=1.0)
+    before = box.dump(1.0)
+    box.take_sounds()
+    box.card_placed("left", bytes.fromhex("04010203040506"), now=2.0)
+    assert box.notice == "Unknown card 04010203040506"
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.deck("dead-set").cards))), now=2.5)
+    assert box.notice == "That card is from Dead Set"
+    assert box.take_sounds() == ["error", "error"]
+    after = box.dump(2.5)
+    assert {k: v for k, v in after.items() if k != "notice"} == {k: v for k, v in before.items() if k != "notice"}
+
+
+def test_undo_needs_a_confirmation_and_takes_back_one_action():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    press(box, "ok")  # draw phase done
+    box.dice.queue(4, 5)
+    press(box, "roll")
+    box.advance(2.0)
+    assert box.dump(2.0)["actions"] == 2
+    press(box, "back", kind="long")
+    assert box.screen(2.0).lines[0].startswith("Undo: roll 4+5")
+    press(box, "back")  # cancel
+    assert box.dump(2.0)["actions"] == 2
+    press(box, "back", kind="long")
+    press(box, "ok")
+    assert box.dump(2.0)["actions"] == 1
+    assert box.dump(2.0)["positions"]["Ann"]["space"] == 0
+
+
+def test_nothing_to_undo_is_said():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    press(box, "back", kind="long")
+    assert box.screen(0.0).lines[0] == "Nothing to undo"
+    press(box, "ok")
+    assert box.notice == "Nothing to undo"
+
+
+def test_a_new_box_on_the_same_journal_resumes_the_game(tmp_path):
+    journal = Journal(tmp_path / "journal.db")
+    box = make_box(journal)
+    box.start_game("deck-of-death", now=0.0)
+    press(box, "ok")
+    box.dice.queue(3, 3)
+    press(box, "roll")
+    before = box.dump(5.0)
+    journal.close()
+    again = make_box(Journal(tmp_path / "journal.db"))
+    after = again.dump(5.0)
+    for key in ("game", "players", "positions", "laps", "current_player", "dice", "actions"):
+        assert after[key] == before[key]
+
+
+def test_a_free_roll_is_not_a_game_action():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    box.dice.queue(6, 5)
+    press(box, "roll")  # the draw phase does not want dice: the free dice tool
+    assert box.dump(1.0)["dice"]["last"] == [6, 5]
+    assert box.dump(1.0)["actions"] == 0
+    assert box.screen(1.0).dice is not None
+    press(box, "up")  # any press puts the dice away
+    assert box.screen(1.0).dice is None
+    assert box.dump(1.0)["actions"] == 0
+
+
+def test_power_off_needs_the_chord_and_a_confirmation():
+    box = make_box()
+    box.button("back+ok", "combo", 1.0)
+    assert box.screen(1.0).title == "Are you sure?"
+    press(box, "back")
+    assert not box.power_off_requested
+    box.button("back+ok", "combo", 2.0)
+    press(box, "ok")
+    assert box.power_off_requested
+
+
+def test_after_the_end_a_long_ok_goes_back_to_the_menu():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    press(box, "ok", kind="long")  # Deck of Death: "enough chaos?"
+    press(box, "ok")
+    assert box.dump(1.0)["over"] is True
+    press(box, "ok", kind="long")
+    assert box.session is None
+    assert box.journal.unfinished_game() is None
+    assert box.screen(1.0).title == "GRAVEBOX"
+
+
+def test_the_shot_timer_opens_from_a_game_and_comes_back_to_it():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    press(box, "roll", kind="long")
+    assert box.screen(0.0).title == "Shot timer"
+    press(box, "ok")  # countdown: set
+    press(box, "ok")  # start 30 s
+    sounds = []
+    for tenth in range(0, 311):
+        box.advance(tenth / 10)
+        sounds += box.take_sounds()
+    assert sounds == ["tick"] * 5 + ["end"]
+    press(box, "back", now=31.0)
+    assert box.dump(31.0)["screen"] == "game"
