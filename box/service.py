@@ -120,6 +120,8 @@ class Box:
     timer: ShotTimer = field(init=False)
     dice_show: DiceShow | None = None
     last_dice: list[int] | None = None
+    flash: View | None = None  # a screen shown for a moment (an unknown card), over everything
+    flash_until: float = 0.0
     power_off_requested: bool = False
     decks: dict[str, Deck] = field(default_factory=dict)
 
@@ -211,6 +213,10 @@ class Box:
             self.overlay = Confirm("Power off the box?", self.request_power_off)
             return
         press = Press(button, long=(kind == "long"))
+        if self.flash is not None:
+            self.flash = None
+            if now < self.flash_until:
+                return
         if self.dice_show is not None and not self.dice_show.closes:
             self.dice_show = None
             if button != "roll":
@@ -236,6 +242,11 @@ class Box:
         card = self.tags.lookup(uid)
         if card is None:
             self.reject(f"Unknown card {uid.hex()}", now)
+            self.flash = View(
+                "Unknown card",
+                (uid.hex(), "This tag is in no", "deck of this box.", "Enrol it: gravebox", "enroll GAME"),
+            )
+            self.flash_until = self.notice_until
             return
         game, card_id = card
         if self.session is None:
@@ -265,7 +276,7 @@ class Box:
         if isinstance(result, Rejected):
             self.reject(result.reason, now)
             return
-        self.notice = ""
+        self.notice, self.flash = "", None
         self.sounds.extend(result.sounds)
         if result.timer == "chug":
             self.timer.start_stopwatch(now)
@@ -291,7 +302,9 @@ class Box:
         self.sounds.append(Sound.ERROR)
 
     def say(self, text: str, now: float, seconds: float = NOTICE_SECONDS) -> None:
+        """Show `text` on the bottom line for a while; it replaces any flashed screen."""
         self.notice, self.notice_until = text, now + seconds
+        self.flash = None
 
     def request_power_off(self, now: float) -> None:
         self.power_off_requested = True
@@ -408,6 +421,8 @@ class Box:
             self.dice_show = None
         if self.notice and now >= self.notice_until:
             self.notice = ""
+        if self.flash is not None and now >= self.flash_until:
+            self.flash = None
 
     def next_deadline(self, now: float) -> float | None:
         """When the screen or the sounds next change by themselves (None: not until an input)."""
@@ -437,6 +452,8 @@ class Box:
         return replace(view, notice=notice or view.notice)
 
     def base_view(self, now: float) -> View:
+        if self.flash is not None and now < self.flash_until:
+            return self.flash
         if self.dice_show is not None:
             return View("Dice", dice=self.dice_show.face(now))
         overlay = self.overlay

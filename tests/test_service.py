@@ -169,3 +169,18 @@ def test_the_shot_timer_opens_from_a_game_and_comes_back_to_it():
     assert sounds == ["tick"] * 5 + ["end"]
     press(box, "back", now=31.0)
     assert box.dump(31.0)["screen"] == "game"
+
+
+def test_an_unknown_tag_gets_its_own_screen_until_a_press_or_a_moment():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    box.card_placed("middle", bytes.fromhex("04aabbccdd"), now=1.0)
+    screen = box.screen(1.5)
+    assert screen.title == "Unknown card"
+    assert "04aabbccdd" in screen.lines
+    press(box, "ok", now=2.0)  # dismisses the screen, does not reach the game
+    assert box.screen(2.0).title != "Unknown card"
+    assert box.dump(2.0)["actions"] == 0
+    box.card_placed("middle", bytes.fromhex("04aabbccdd"), now=3.0)
+    box.advance(10.0)
+    assert box.screen(10.0).title != "Unknown card"
