@@ -196,6 +196,7 @@ def test_reveal_shows_each_age_and_judges_the_round():
     assert "10" in screen.notice
     state = play(step.state, tap("ds20"), tap("ds30"))
     assert dump(state)["last_round"]["Ann"] == {"total": 60, "bust": False, "order_ok": True, "bonus": 0}
+    assert RULES.view(state).notice == "Ann +30 = 60 kept, in order"  # the last age too
     assert dump(state)["celebrities"]["Ann"] == 3
     assert dump(state)["phase"] == "bonus"
     assert dump(state)["current_player"] == "Ann"
@@ -392,7 +393,7 @@ def test_the_graveyard_holds_no_more_than_the_cards_left():
     tiny = Deck("dead-set", {"ds1": 10, "ds2": 20, "ds3": 30}, {"ds1": "A", "ds2": "B", "ds3": "C"}, "t.csv")
     state = start(deck=tiny)
     state = play(state, tap("ds1"), OK, tap("ds2"), OK, tap("ds1"), tap("ds2"))
-    assert RULES.view(state).lines[3] == "1 left in graveyard"
+    assert RULES.view(state).lines[2] == "and tap it (1 left)"
     state = play(state, tap("ds3"))
     assert dump(state)["round"] == 2  # the high bonus found the graveyard empty
     assert dump(state)["celebrities"] == {"Ann": 3, "Bob": 0}

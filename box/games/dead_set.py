@@ -331,7 +331,7 @@ def _judge(state: State) -> Step:
         owned=owned,
         results=_with(state.results, seat, Result(total, bust, order_ok)),
         owed=state.owed + ((seat,) if order_ok else ()),
-        notice=f"{state.players[seat]} {total} {verdict}" + (", in order" if order_ok else ""),
+        notice=f"{state.players[seat]} +{ages[-1]} = {total} {verdict}" + (", in order" if order_ok else ""),
     )
     sounds = (Sound.WRONG,) if bust else (Sound.RIGHT,)
     return _win(judged) or _advance(judged, sounds)
@@ -401,12 +401,8 @@ def _new_round(state: State) -> State:
 def _play_view(state: State) -> View:
     name = state.players[state.seat]
     taken = len(state.taken[state.seat])
-    lines = (
-        "Tap card: twist",
-        f"OK: stick ({taken} taken)",
-        *_scoreboard(state),
-    )
-    return View(_short(f"R{state.round} {name}'s turn", WIDTH), lines[:5], notice=state.notice)
+    lines = ("Tap: twist  OK: stick", f"Taken this round: {taken}", *_scoreboard(state))
+    return View(_short(f"R{state.round} {name}'s turn", WIDTH), lines, notice=state.notice)
 
 
 def _reveal_view(state: State) -> View:
@@ -423,20 +419,14 @@ def _reveal_view(state: State) -> View:
 def _bonus_view(state: State) -> View:
     name = state.players[state.seat]
     why = "Highest total!" if state.high_bonus_done else "Order correct!"
-    lines = (
-        why,
-        "Take a graveyard card",
-        "and tap it.",
-        f"{state.graveyard} left in graveyard",
-        "BACK: graveyard empty",
-    )
+    lines = (why, "Take a graveyard card", f"and tap it ({state.graveyard} left)", "BACK: graveyard empty")
     return View(_short(f"{name}: bonus card", WIDTH), lines, notice=state.notice)
 
 
 def _over_view(state: State) -> View:
     assert state.winner is not None
     lines = (f"{state.players[state.winner]} wins!", f"{state.house.target} celebrities", *_scoreboard(state))
-    return View("Game over", lines[:5], cursor=0, notice=state.notice)
+    return View("Game over", lines, cursor=0, notice=state.notice)
 
 
 _VIEWS = {Phase.PLAY: _play_view, Phase.REVEAL: _reveal_view, Phase.BONUS: _bonus_view, Phase.OVER: _over_view}
