@@ -20,7 +20,7 @@ Rejected(reason='Ann took it this round')
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import pairwise
 from pathlib import Path
@@ -110,7 +110,7 @@ class State:
     """
 
     players: tuple[str, ...]
-    deck: Deck
+    deck: Deck = field(repr=False)
     house: HouseRules
     owned: tuple[tuple[str, ...], ...]
     taken: tuple[tuple[str, ...], ...]
@@ -169,6 +169,7 @@ class DeadSet:
         )
 
     def apply(self, state: State, action: Action) -> Step | Rejected:
+        """The game after `action`, or why it is refused (the state is never changed)."""
         if state.phase is Phase.OVER:
             return Rejected("The game is over")
         if isinstance(action, Roll):
@@ -176,9 +177,7 @@ class DeadSet:
         if isinstance(action, Tap):
             if action.card not in state.deck:
                 return Rejected("Not a Dead Set card")
-            return {Phase.PLAY: _twist, Phase.REVEAL: _reveal, Phase.BONUS: _take_bonus}[state.phase](
-                state, action.card
-            )
+            return _TAPS[state.phase](state, action.card)
         if isinstance(action, Press):
             if state.phase is Phase.PLAY and action.button == "ok":
                 return _stick(state)
@@ -188,12 +187,15 @@ class DeadSet:
         return Rejected("Unknown input")
 
     def wants_roll(self, state: State) -> bool:
+        """Never: Dead Set has no dice."""
         return False
 
     def view(self, state: State) -> View:
+        """The OLED screen for the current phase."""
         return _VIEWS[state.phase](state)
 
     def dump(self, state: State) -> dict[str, Any]:
+        """JSON-ready keys; see docs/games/dead-set.md."""
         over = state.phase is Phase.OVER
         return {
             "current_player": None if over else state.players[state.seat],
@@ -368,6 +370,9 @@ def _take_bonus(state: State, card: str) -> Step | Rejected:
 def _graveyard_empty(state: State) -> Step:
     """BACK while a bonus is owed: the table says the graveyard has no card left."""
     return _advance(replace(state, graveyard=0, notice="Graveyard empty"), (Sound.CLICK,))
+
+
+_TAPS = {Phase.PLAY: _twist, Phase.REVEAL: _reveal, Phase.BONUS: _take_bonus}
 
 
 def _win(state: State) -> Step | None:
