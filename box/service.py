@@ -260,8 +260,8 @@ class Box:
 
     def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
         if online:
-            self.offline.pop(reader, None)
-            self.say(f"Reader {reader} back", now)
+            if self.offline.pop(reader, None) is not None:
+                self.say(f"Reader {reader} back", now)
         else:
             self.offline[reader] = message
             self.say(message, now, seconds=NOTICE_SECONDS * 2)
