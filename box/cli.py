@@ -120,7 +120,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
         return 1
     loop = holder["loop"] = BoxLoop(box, parts, time.monotonic)
     stop = threading.Event()
-    install_signal_handlers(stop)
+    install_signal_handlers(stop, wake=lambda: loop.enqueue(None))
     try:
         loop.run(stop, on_power_off=power_off)
     finally:
@@ -135,11 +135,16 @@ def default_pinmap() -> Path:
     return default_pinmap_path()
 
 
-def install_signal_handlers(stop) -> None:  # stop: threading.Event
+def install_signal_handlers(stop, wake) -> None:  # stop: threading.Event; wake: Callable[[], None]
+    """SIGTERM (systemd's stop) and SIGINT end the loop at once: set `stop`, then wake the loop."""
     import signal
 
+    def handle(*_: object) -> None:
+        stop.set()
+        wake()
+
     for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stop.set())
+        signal.signal(number, handle)
 
 
 def power_off() -> None:

@@ -114,6 +114,9 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
             display = reopen()
             pusher = FramePusher(display, clock=clock, reopen=reopen)
         if simulated:
+            from box.ports.nfc.simchip import register_url_handler
+
+            register_url_handler()
             readers = {name: Pn532Reader(name, f"pn532sim://{name}") for name in pinmap.readers}
         else:
             readers = {

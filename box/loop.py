@@ -60,6 +60,8 @@ class BoxLoop:
     def handle(self, event: Any, now: float) -> None:
         from box.ports.nfc.reader import CardPlaced, ReaderStatus
 
+        if event is None:  # a wake-up call (a signal asking the loop to stop)
+            return
         if isinstance(event, Edge):
             for press in self.detector.edge(event):
                 self.box.button(press.button, "short" if press.kind == "repeat" else press.kind, now)
