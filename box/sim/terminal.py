@@ -3,7 +3,8 @@
 Keys: arrows or k/j = UP/DOWN, Enter or o = OK, Backspace or b = BACK, r = ROLL;
 capitals (K J O B R) hold the button 1.5 s (a long press); P holds BACK+OK
 (power off); `:` opens a command line that takes any script command
-(`tap left Marie Curie`, `dice 6 6`, `unplug middle`, `start dead-set players=3`);
+(`tap left Marie Curie`, `dice 6 6`, `unplug middle`, `start dead-set players=3`), and
+`cards [TEXT]` lists the running game's cards;
 q quits. Virtual time follows the wall clock, so the shot timer runs for real.
 """
 
@@ -128,6 +129,9 @@ class Terminal:
         return text
 
     def command(self, text: str) -> None:
+        if text.split()[:1] == ["cards"]:
+            self.message = self.cards(text[len("cards") :].strip())
+            return
         try:
             for command in parse_script(text, "command"):
                 self.runner.step(command)
@@ -136,6 +140,15 @@ class Terminal:
             self.message = problem.reason
         except (ValueError, KeyError) as problem:
             self.message = str(problem)
+
+    def cards(self, wanted: str) -> str:
+        """`cards [TEXT]`: the running game's cards whose id or name holds TEXT (the first dozen)."""
+        session = self.world.box.session
+        if session is None:
+            return "Start a game first: its cards are listed here."
+        deck = session.deck
+        found = [f"{cid} {name}" for cid, name in deck.names.items() if wanted.casefold() in f"{cid} {name}".casefold()]
+        return f"{len(found)} cards: " + " | ".join(found[:12]) if found else f"no card matches {wanted!r}"
 
     def draw(self) -> None:
         screen = self.screen
