@@ -1,0 +1,225 @@
+"""The self-test screen through its methods, and `gravebox selftest --fake` as a process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from box.games.base import BUTTONS
+from box.screens import render
+from box.selftest import SOUNDS, PartsDriver, SelfTest, VirtualTime, pattern_image
+
+ROOT = Path(__file__).resolve().parent.parent
+READERS = {"left": "/dev/gravebox-left", "middle": "/dev/gravebox-middle", "right": "/dev/gravebox-right"}
+
+
+def fresh(now: float = 0.0) -> SelfTest:
+    return SelfTest(READERS, now=now, sound_every=2.0, pattern_seconds=3.0)
+
+
+def test_each_button_shows_once_pressed_short_and_long():
+    test = fresh()
+    assert test.view(5.0).lines[0] == ".. .. .. .. .."
+    test.press("up", "short", 5.0)
+    assert test.view(5.0).lines[0] == "UP .. .. .. .."
+    assert test.view(5.0).title == "Self-test: UP short"
+    test.press("down", "long", 6.0)
+    test.press("ok", "short", 6.5)
+    test.press("ok", "long", 7.0)
+    test.press("roll", "long", 7.5)
+    assert test.view(7.5).lines[0] == "UP DN+ OK+ .. RL+"
+    assert test.view(7.5).title == "Self-test: ROLL long"
+    test.press("back", "short", 8.0)
+    assert test.view(8.0).lines[0] == "UP DN+ OK+ BK RL+"
+    assert not test.closed
+    assert not [p for p in test.problems() if p.startswith("button")]
+
+
+def test_a_held_button_shows_while_down():
+    test = fresh()
+    test.edge("roll", True, 4.0)
+    assert test.view(4.0).title == "Self-test: RL down"
+    test.edge("roll", False, 4.2)
+    assert test.view(4.2).title == "Self-test: press all"
+
+
+def test_unpressed_buttons_are_named_in_problems():
+    test = fresh()
+    test.press("up", "short", 1.0)
+    assert [p for p in test.problems() if p.startswith("button")] == [
+        f"button {b}: not pressed yet" for b in BUTTONS if b != "up"
+    ]
+
+
+def test_a_long_back_leaves_and_a_short_one_does_not():
+    test = fresh()
+    test.press("back", "short", 1.0)
+    assert not test.closed
+    test.press("back", "long", 2.0)
+    assert test.closed
+
+
+def test_bad_input_gets_a_clear_answer():
+    test = fresh()
+    with pytest.raises(ValueError, match="unknown button 'start'"):
+        test.press("start", "short", 1.0)
+    with pytest.raises(ValueError, match="press kind must be"):
+        test.press("ok", "double", 1.0)
+    with pytest.raises(ValueError, match="unknown reader 'top'"):
+        test.card("top", b"\x04\x01\x02\x03", 1.0)
+
+
+def test_a_reader_that_goes_offline_is_named_with_its_port():
+    test = fresh()
+    for name, port in READERS.items():
+        test.reader_status(name, True, f"reader {name}: ready on {port} (PN532 v1.6)", 0.5)
+        test.card(name, bytes.fromhex("04a1b2c3d4e5f6"), 1.0)
+    assert not [p for p in test.problems() if p.startswith("reader")]
+    message = "reader middle: no answer on /dev/gravebox-middle: is its switch on HSU?"
+    test.reader_status("middle", False, message, 2.0)
+    assert [p for p in test.problems() if p.startswith("reader")] == [message]
+    assert test.view(4.0).lines[2] == "M OFF no answer on /dev/gravebox-middle: is its switch on HSU?"
+
+
+def test_readers_show_their_last_uid_and_unknown_ones_are_named():
+    test = fresh()
+    test.reader_status("left", True, "reader left: ready", 0.5)
+    test.card("left", bytes.fromhex("04a1b2c3"), 1.0)
+    lines = test.view(4.0).lines
+    assert lines[1] == "L 04a1b2c3"
+    assert lines[2] == "M waiting..."
+    assert "reader middle: no answer yet on /dev/gravebox-middle: is it plugged in, its switch on HSU?" in (
+        test.problems()
+    )
+
+
+def test_the_box_can_seed_reader_status():
+    test = SelfTest(
+        {"left": "", "right": ""}, now=0.0, offline={"right": "reader right: unplugged"}, assume_online=True
+    )
+    assert test.view(5.0).lines[1:3] == ("L ready: tap a card", "R OFF unplugged")
+
+
+def test_sounds_cycle_through_every_sound_after_the_pattern():
+    test = fresh()
+    test.advance(2.9)
+    assert test.take_sounds() == []
+    assert test.next_deadline(2.9) == 3.0
+    heard = []
+    now = 3.0
+    for _ in range(len(SOUNDS) + 2):
+        test.advance(now)
+        heard += test.take_sounds()
+        now += 2.0
+    assert heard == [*SOUNDS, *SOUNDS[:2]]
+    assert test.view(now).lines[4] == f"Sound {SOUNDS[1]} 2/{len(SOUNDS)}"
+
+
+def test_patterns_first_then_the_status_screen():
+    test = fresh(now=10.0)
+    assert test.image(10.0).getbbox() == (0, 0, 128, 64)  # every pixel lit
+    grid = test.image(11.6)
+    assert grid.tobytes() == pattern_image("grid").tobytes()
+    assert test.image(13.0) is None
+    rows = [any(grid.getpixel((x, y)) for x in range(128)) for y in range(64)]
+    assert all(rows)  # every pixel row of the panel is exercised
+    assert render(test.view(13.0)).size == (128, 64)
+
+
+def test_idle_for_long_closes_it():
+    test = fresh()
+    test.press("ok", "short", 1.0)
+    test.advance(300.0)
+    assert not test.closed
+    test.advance(301.0)
+    assert test.closed
+
+
+def test_driver_runs_it_on_simulated_parts():
+    """Pins, the simulated PN532 and the dummy display: presses, a card and sounds reach the screen."""
+    from box.hardware import open_parts
+    from box.pinmap import load_pinmap
+    from box.ports.nfc.simchip import forget_sim_chips, register_url_handler, sim_chip
+
+    forget_sim_chips()
+    register_url_handler()
+    virtual = VirtualTime()
+    pinmap = load_pinmap()
+    test = SelfTest(dict(pinmap.readers), now=0.0)
+    driver = PartsDriver(test, virtual.clock)
+    parts = open_parts(pinmap, driver.enqueue, virtual.clock, simulated=True)
+    driver.attach(parts)
+    try:
+        driver.poll_readers(0.0)
+        driver.process(0.0)
+        assert parts.display.image.getbbox() == (0, 0, 128, 64)  # the full pattern
+        pin = parts.mock_factory.pin(pinmap.buttons["roll"])
+        virtual.now = 4.0
+        pin.drive_low()
+        virtual.now = 5.2
+        driver.process(5.2)  # held past the long-press time
+        pin.drive_high()
+        sim_chip("right").place(bytes.fromhex("04a1b2c3"))
+        driver.poll_readers(5.3)
+        driver.process(5.3)
+        view = test.view(5.3)
+        assert view.title == "Self-test: ROLL long"
+        assert view.lines[0] == ".. .. .. .. RL+"
+        assert view.lines[3] == "R 04a1b2c3"
+        assert parts.display.image.tobytes() == render(view).tobytes()
+        assert parts.mock_factory.pin(pinmap.buzzer.pin).frequency is not None  # a sound is playing
+    finally:
+        parts.close()
+        forget_sim_chips()
+
+
+def test_gravebox_selftest_fake_passes_and_names_each_part(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "box.selftest", "--fake", "--config", str(tmp_path / "none.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "display        ok" in out
+    assert "buzzer         ok" in out and "fanfare" in out
+    for reader in READERS:
+        assert f"reader {reader}: ready on pn532sim://{reader}" in out
+    for button in BUTTONS:
+        assert f"button {button}" in out and "not pressed" in out
+    assert out.rstrip().endswith("Every part answered.")
+
+
+def test_gravebox_selftest_fails_when_buttons_are_expected_and_never_pressed(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "box.selftest", "--fake", "--seconds", "2", "--config", str(tmp_path / "none.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "button roll: not pressed in 2 s: check it goes between GPIO24 and GND" in result.stdout
+
+
+def test_gravebox_cli_selftest_when_wired(tmp_path):
+    from box import cli
+
+    if "selftest" not in cli.COMMANDS:
+        pytest.skip("gravebox selftest is not wired into box/cli.py yet")
+    result = subprocess.run(
+        [sys.executable, "-m", "box.cli", "selftest", "--fake"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
