@@ -71,7 +71,10 @@ def _drawing(game: Game, phase: Drawing) -> View:
         _card_line(label, "closed" if game.closed(column) else f"{len(cards)}/{game.options.column_size}")
         for column, (label, cards) in enumerate(zip(COLUMN_LABELS, game.columns))
     ]
-    lines.append(_penalty_line(game))
+    if game.options.cooperative:
+        lines.append(f"Team penalties {game.team_penalties}/{PENALTY_LIMIT}")
+    else:
+        lines.append(f"Your penalties: {game.penalties[game.turn]}")
     if game.options.streak == "may" and phase.placed > 0:
         lines.append("OK: stop here")
     return View(_cut(f"{game.players[game.turn]}: tap a card"), tuple(lines), notice=game.notice)
@@ -98,16 +101,11 @@ def _final_lines(game: Game) -> tuple[str, ...]:
         verdict = "You all win!" if game.winners else "The table loses"
         return (verdict, f"Team penalties: {game.team_penalties}")
     winners = "Winner: " if len(game.winners) == 1 else "Winners: "
-    return (_cut(winners + ", ".join(game.winners)), *_wrap(_penalty_line(game), 4))
-
-
-def _penalty_line(game: Game) -> str:
-    if game.options.cooperative:
-        return f"Team penalties {game.team_penalties}/{PENALTY_LIMIT}"
-    return " ".join(
-        f"{name}:{'x' if seat in game.eliminated else count}"
+    scores = " ".join(
+        f"{name}:{'out' if seat in game.eliminated else count}"
         for seat, (name, count) in enumerate(zip(game.players, game.penalties))
     )
+    return (_cut(winners + ", ".join(game.winners)), *_wrap(scores, LINES - 1))
 
 
 def _window(title: str, rows: tuple[str, ...], cursor: int, notice: str) -> View:
