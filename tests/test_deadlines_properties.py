@@ -9,6 +9,7 @@ the dump JSON-ready and the screen within 5 lines of 21 characters.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -18,9 +19,9 @@ from box.games.deadlines import RULES
 from box.games.deadlines.dates import compare, compare_spans
 from box.games.deadlines.state import (
     COLUMNS,
-    Attempting,
     PENALTY_LIMIT,
     READER_COLUMN,
+    Attempting,
     Drawing,
     Finished,
     Game,
@@ -108,7 +109,7 @@ def check_invariants(game: Game) -> None:
     assert set(placed) <= game.used
     for column, cards in enumerate(game.columns):
         assert len(cards) <= size
-        assert all(may_follow(game, column, a, b) for a, b in zip(cards, cards[1:]))
+        assert all(may_follow(game, column, a, b) for a, b in pairwise(cards))
     dump = RULES.dump(game)
     json.dumps(dump)
     assert dump["closed"] == [name for name, cards in zip(COLUMNS, game.columns) if len(cards) == size]
