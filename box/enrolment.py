@@ -434,7 +434,11 @@ def main(args: argparse.Namespace) -> int:
         tags.save(tags_path)
         print(f"{args.import_file}: {count} {args.game} tags imported into {tags_path}")
         return 0
-    walk = Enrolment(args.game, deck, tags, path=tags_path, names=names, every_card=getattr(args, "again", False))
+    from box.games import rules_for
+
+    title = f"Enrol {rules_for(args.game).title}"
+    every_card = getattr(args, "again", False)
+    walk = Enrolment(args.game, deck, tags, path=tags_path, names=names, title=title, every_card=every_card)
     return run_enrolment(walk, args)
 
 
