@@ -368,10 +368,8 @@ def import_tags(path: Path, game: str, deck: Deck, tags: TagMap, names: Callable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of `gravebox enroll`."""
-    from box.games import GAMES
-
-    parser.add_argument("game", choices=tuple(GAMES), help="the game whose cards to enrol")
+    """The arguments of `gravebox enroll` (the game is checked by `main`: no game module loads for --help)."""
+    parser.add_argument("game", help="the game whose cards to enrol: deadlines, dead-set, dead-fellas, deck-of-death")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--export", type=Path, metavar="FILE", help="write the game's tags to FILE (CSV)")
     action.add_argument("--import", dest="import_file", type=Path, metavar="FILE", help="enrol the tags in FILE")
