@@ -79,10 +79,11 @@ class FramePusher:
     """Pushes the latest submitted frame to a luma device: only changed frames, at a capped rate.
 
     `submit` is cheap and never touches the bus. `push_due(now)` does the work
-    and answers whether it pushed. An I2C error (luma's `DeviceNotFoundError`
-    or an `OSError`) is logged once, the frame stays pending and is retried
+    and answers whether it pushed. An I2C error (luma's `DeviceNotFoundError`,
+    an `OSError`, or a reopen failing with `DisplayUnavailable`) is logged once, the frame stays pending and is retried
     `retry_after` seconds later (through `reopen()`, when given, which builds a
-    fresh device: a panel that lost power needs its init sequence again).
+    fresh device: a panel that lost power needs its init sequence again; the old
+    device's bus handle is closed first).
     Counters: `submitted`, `pushed`, `skipped_unchanged`.
     """
 
@@ -103,7 +104,7 @@ class FramePusher:
         self.reopen = reopen
         self.submitted = self.pushed = self.skipped_unchanged = 0
         self.wake = threading.Event()  # set by `submit`; `PusherThread` waits on it
-        self._bus_errors = (DeviceNotFoundError, OSError)
+        self._bus_errors = (DeviceNotFoundError, OSError, DisplayUnavailable)
         self._lock = threading.Lock()
         self._pending: Image.Image | None = None
         self._shown: bytes | None = None  # the bytes of the last frame the panel took
@@ -144,6 +145,7 @@ class FramePusher:
             return False
         try:
             if self._failing and self.reopen is not None:
+                self._close_device()
                 self.device = self.reopen()
             self.device.display(frame)
         except self._bus_errors as error:
@@ -160,6 +162,15 @@ class FramePusher:
         self.pushed += 1
         self._not_before = now + self.min_interval
         return True
+
+    def _close_device(self) -> None:
+        """Release the failed device's bus handle before a reopen (else every retry leaks a file descriptor)."""
+        interface = getattr(self.device, "_serial_interface", None)
+        try:
+            if interface is not None:
+                interface.cleanup()
+        except Exception as error:  # a dead bus may fail to close; the reopen goes on
+            log.debug("closing the OLED's bus failed: %s", error)
 
     def _taken(self, frame: Image.Image) -> None:
         """Drop `frame` from pending unless a newer one was submitted meanwhile."""
