@@ -73,10 +73,11 @@ class SimulatedBox:
     def clock(self) -> float:
         return self.now
 
-    def boot(self) -> None:
+    def boot(self, dice: DiceCup | None = None) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         journal, damaged = Journal.open_or_recover(self.state_dir / "journal.db")
-        dice = DiceCup.seeded(self.seed) if self.seed is not None else DiceCup()
+        if dice is None:
+            dice = DiceCup.seeded(self.seed) if self.seed is not None else DiceCup()
         settings = Settings(names=self.names, decks_dir=self.decks_dir)
         tags = TagMap.simulated(self.decks.values())
         self.box = Box(journal, tags, dice, settings, damaged=damaged, decks=dict(self.decks))
@@ -87,12 +88,16 @@ class SimulatedBox:
         self.advance(0.0)
 
     def restart(self) -> None:
-        """A power cut and a boot: the process state is gone, the journal stays."""
-        queued_dice = list(self.box.dice.queued)
+        """A power cut and a boot: the process state is gone, the journal stays.
+
+        The dice cup (its seeded generator and the script's queued throws) is the
+        table's, not the box's: it carries on, so a seeded run throws the same
+        dice with or without power cuts.
+        """
+        dice = self.box.dice
         self.parts.close()
         self.box.journal.close()
-        self.boot()
-        self.box.dice.queued.extend(queued_dice)  # the script's dice are the table's, not the box's
+        self.boot(dice)
 
     # ----- physical inputs ---------------------------------------------------------------
 
