@@ -402,6 +402,13 @@ def test_the_graveyard_holds_no_more_than_the_cards_left():
 # --- rounds and winning ------------------------------------------------------------------
 
 
+def test_the_last_verdict_stays_on_screen_when_a_round_ends_without_bonus():
+    state = play(reveal_ready(("ds70", "ds80", "ds60"), ()), tap("ds70"), tap("ds80"), tap("ds60"))
+    assert dump(state)["round"] == 2
+    assert RULES.view(state).notice == "Ann +60 = 210 BUST"
+    assert RULES.view(state).title == "R2 Bob's turn"
+
+
 def test_the_first_player_moves_one_seat_left_each_round():
     state = start("Ann,Bob,Cy")
     firsts = []

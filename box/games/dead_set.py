@@ -384,6 +384,7 @@ def _win(state: State) -> Step | None:
 
 
 def _new_round(state: State) -> State:
+    """The next round, one seat to the left; the notice keeps the last result on screen."""
     first = (state.first + 1) % len(state.players)
     return replace(
         state,
@@ -396,7 +397,6 @@ def _new_round(state: State) -> State:
         revealed=(),
         owed=(),
         graveyard=0,
-        notice=f"Round {state.round + 1}: {state.players[first]} starts",
     )
 
 
