@@ -37,10 +37,15 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
     sim.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
     sim.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
+    from box.enrolment import add_arguments as enrol_arguments
+    from box.selftest import add_arguments as selftest_arguments
+
+    selftest_arguments(commands.add_parser("selftest", parents=[common], help="check every part of the box"))
+    enrol_arguments(commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card"))
     return parser
 
 
-COMMANDS = ("run", "sim")
+COMMANDS = ("run", "sim", "selftest", "enroll")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "sim":
             return simulate(args)
+        if args.command == "selftest":
+            from box.selftest import main as selftest
+
+            return selftest(args)
+        if args.command == "enroll":
+            from box.enrolment import main as enrol
+
+            return enrol(args)
         return run(args)
     except FileProblem as problem:
         print(f"gravebox: {problem}", file=sys.stderr)
@@ -111,6 +124,8 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
         from box.sim.world import load_decks
 
         tags = TagMap.simulated(load_decks(settings.decks_dir).values())
+        tags.merge(TagMap.load(state_dir / TAGS_FILE))
+    settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
     box = Box(journal, tags, DiceCup(), settings, damaged=damaged)
     holder: dict[str, BoxLoop] = {}
     try:

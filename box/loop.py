@@ -75,6 +75,11 @@ class BoxLoop:
         """Render the screen only when it changed; the pusher decides when to push."""
         from box.screens import render
 
+        frame = self.box.frame(now)
+        if frame is not None:  # a tool's own image: the self-test's patterns, enrolment's progress bar
+            self.last_view = None
+            self.parts.pusher.submit(frame)
+            return
         view = self.box.screen(now)
         if view != self.last_view:
             self.last_view = view

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from box.games.base import Option, Press, View
 
-TOOLS = ("Shot timer", "Self-test", "Power off")
+TOOLS = ("Shot timer", "Self-test", "Enrol cards", "Power off")
 VISIBLE_LINES = 5
 
 

@@ -17,21 +17,26 @@ plain method calls with the time they happened, and answers with the screen
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from box.cards import Deck
+from box.enrolment import Enrolment
 from box.games import GAMES, rules_for
-from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Tap, View
+from box.games.base import READERS, Action, Press, Rejected, Roll, Setup, Sound, Tap, View
 from box.journal import Journal, JournalDamaged
 from box.menu import Choice, Menu, window
+from box.selftest import SelfTest
 from box.session import GameSession
-from box.tags import TagMap
+from box.tags import TAGS_FILE, TagMap
 from box.tools import DiceCup, ShotTimer
 
 log = logging.getLogger(__name__)
+
+TOOL_SCREENS = (SelfTest, Enrolment)
 
 NOTICE_SECONDS = 3.0
 NOTHING_TO_UNDO = "Nothing to undo"
@@ -51,6 +56,8 @@ class Settings:
 
     names: tuple[str, ...] = ()
     decks_dir: Path | None = None
+    readers: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(READERS, ""))  # name -> port
+    state_dir: Path | None = None  # where enrolment saves the tag map
 
     def player_names(self, count: int) -> list[str]:
         if len(self.names) >= count:
@@ -88,11 +95,17 @@ class TimerTool:
 
 
 @dataclass
-class BoxMenu:
-    """The long-BACK menu: undo the last action, abandon the game, or go back."""
+class Picker:
+    """A list to choose from: UP/DOWN move, OK runs the entry's action, BACK (or no action) closes.
 
+    `name` is the screen's name in the state dump (the long-BACK menu is "box-menu").
+    """
+
+    name: str
+    title: str
+    entries: tuple[str, ...]
+    actions: tuple[Callable[[float], None] | None, ...]
     cursor: int = 0
-    entries: tuple[str, ...] = ()
 
 
 @dataclass
@@ -212,6 +225,10 @@ class Box:
         if kind == "combo":
             self.overlay = Confirm("Power off the box?", self.request_power_off)
             return
+        if isinstance(self.overlay, TOOL_SCREENS):
+            self.overlay.press(button, kind, now)
+            self.close_finished_tool()
+            return
         press = Press(button, long=(kind == "long"))
         if self.flash is not None:
             self.flash = None
@@ -239,6 +256,9 @@ class Box:
 
     def card_placed(self, reader: str, uid: bytes, now: float) -> None:
         """A card laid on a reader (the driver reports each placement once)."""
+        if isinstance(self.overlay, TOOL_SCREENS):  # the self-test and enrolment take raw tags
+            self.overlay.card(reader, uid, now)
+            return
         card = self.tags.lookup(uid)
         if card is None:
             self.reject(f"Unknown card {uid.hex()}", now)
@@ -259,6 +279,8 @@ class Box:
             self.act(Tap(reader, card_id), now)
 
     def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
+        if isinstance(self.overlay, TOOL_SCREENS):
+            self.overlay.reader_status(reader, online, message, now)
         if online:
             if self.offline.pop(reader, None) is not None:
                 self.say(f"Reader {reader} back", now)
@@ -339,15 +361,37 @@ class Box:
             self.overlay = TimerTool()
         elif choice.tool == "Power off":
             self.overlay = Confirm("Power off the box?", self.request_power_off)
-        else:
-            self.reject(f"{choice.tool}: run gravebox {choice.tool.lower()}", now)
+        elif choice.tool == "Self-test":
+            self.overlay = SelfTest(self.settings.readers, now, offline=self.offline, assume_online=True)
+        elif choice.tool == "Enrol cards":
+            actions = tuple(partial(self.open_enrolment, game) for game in GAMES)
+            self.overlay = Picker(
+                "picker", "Enrol which game?", (*(TITLES[g] for g in GAMES), "Back"), (*actions, None)
+            )
+
+    def open_enrolment(self, game: str, now: float) -> None:
+        """Walk `game`'s deck; each tag laid on a reader becomes the card shown (saved at once)."""
+        path = self.settings.state_dir / TAGS_FILE if self.settings.state_dir is not None else None
+        deck = self.deck(game)
+        walked = all(self.tags.uid_of(game, card_id) is not None for card_id in deck.cards)
+        self.overlay = Enrolment(
+            game,
+            deck,
+            self.tags,
+            path=path,
+            names=lambda other, card_id: self.deck(other).name_of(card_id),
+            title=f"Enrol {TITLES[game]}",
+            every_card=walked,  # every card has a tag already: walk the deck again from the top
+        )
 
     def open_box_menu(self) -> None:
         label = self.session.last_action() if self.session is not None else None
-        entries = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
+        entries: tuple[str, ...] = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
+        actions: tuple[Callable[[float], None] | None, ...] = (self.undo,)
         if self.session is not None:
             entries += ("Abandon game",)
-        self.overlay = BoxMenu(0, (*entries, "Back"))
+            actions += (lambda now: setattr(self, "overlay", Confirm("Abandon this game?", self.leave_game)),)
+        self.overlay = Picker("box-menu", "Box", (*entries, "Back"), (*actions, None))
 
     def overlay_press(self, press: Press, now: float) -> None:
         overlay = self.overlay
@@ -357,23 +401,21 @@ class Box:
                 overlay.on_yes(now)
             elif press.button == "back":
                 self.overlay = None
-        elif isinstance(overlay, BoxMenu):
-            self.box_menu_press(overlay, press, now)
+        elif isinstance(overlay, Picker):
+            self.picker_press(overlay, press, now)
         elif isinstance(overlay, TimerTool):
             self.timer_press(overlay, press, now)
 
-    def box_menu_press(self, menu: BoxMenu, press: Press, now: float) -> None:
+    def picker_press(self, picker: Picker, press: Press, now: float) -> None:
         if press.button in ("up", "down"):
-            menu.cursor = (menu.cursor + (1 if press.button == "down" else -1)) % len(menu.entries)
+            picker.cursor = (picker.cursor + (1 if press.button == "down" else -1)) % len(picker.entries)
         elif press.button == "back":
             self.overlay = None
         elif press.button == "ok":
-            entry = menu.entries[menu.cursor]
+            action = picker.actions[picker.cursor]
             self.overlay = None
-            if entry.startswith("Undo") or entry == NOTHING_TO_UNDO:
-                self.undo(now)
-            elif entry == "Abandon game":
-                self.overlay = Confirm("Abandon this game?", self.leave_game)
+            if action is not None:
+                action(now)
 
     def timer_press(self, tool: TimerTool, press: Press, now: float) -> None:
         if tool.mode == "choose":
@@ -415,8 +457,12 @@ class Box:
     # ----- time -----------------------------------------------------------------------
 
     def advance(self, now: float) -> None:
-        """Let time pass: the shot timer's ticks, a game roll's animation, notices."""
+        """Let time pass: the shot timer's ticks, a game roll's animation, notices, tool screens."""
         self.sounds.extend(self.timer.advance(now))
+        if isinstance(self.overlay, TOOL_SCREENS):
+            self.overlay.advance(now)
+            self.sounds.extend(self.overlay.take_sounds())
+            self.close_finished_tool()
         if self.dice_show is not None and self.dice_show.closes and now >= self.dice_show.thrown + DICE_ANIMATION[-1]:
             self.dice_show = None
         if self.notice and now >= self.notice_until:
@@ -433,7 +479,19 @@ class Box:
             deadlines.append(self.notice_until)
         if isinstance(self.overlay, TimerTool) and self.timer.state in ("countdown", "stopwatch"):
             deadlines.append(now + CLOCK_REFRESH)
+        if isinstance(self.overlay, TOOL_SCREENS):
+            deadlines.append(self.overlay.next_deadline(now))
         return min((d for d in deadlines if d is not None), default=None)
+
+    def close_finished_tool(self) -> None:
+        if isinstance(self.overlay, TOOL_SCREENS) and self.overlay.closed:
+            self.overlay = None
+
+    def frame(self, now: float) -> Any:
+        """A ready-made image to show instead of rendering the screen (test patterns, progress bar)."""
+        if isinstance(self.overlay, TOOL_SCREENS) and self.dice_show is None:
+            return self.overlay.image(now)
+        return None
 
     def take_sounds(self) -> list[str]:
         sounds, self.sounds = self.sounds, []
@@ -459,9 +517,11 @@ class Box:
         overlay = self.overlay
         if isinstance(overlay, Confirm):
             return View("Are you sure?", (overlay.question, "", "OK: yes", "BACK: no"))
-        if isinstance(overlay, BoxMenu):
+        if isinstance(overlay, Picker):
             lines, cursor = window(overlay.entries, overlay.cursor)
-            return View("Box", lines, cursor)
+            return View(overlay.title, lines, cursor)
+        if isinstance(overlay, TOOL_SCREENS):
+            return overlay.view(now)
         if isinstance(overlay, TimerTool):
             return self.timer_view(overlay, now)
         if self.session is not None:
@@ -486,7 +546,11 @@ class Box:
         if self.dice_show is not None:
             return "dice"
         if self.overlay is not None:
-            return {Confirm: "confirm", BoxMenu: "box-menu", TimerTool: "timer"}[type(self.overlay)]
+            if isinstance(self.overlay, Picker):
+                return self.overlay.name
+            return {Confirm: "confirm", TimerTool: "timer", SelfTest: "selftest", Enrolment: "enrol"}[
+                type(self.overlay)
+            ]
         return "game" if self.session is not None else "menu"
 
     def dump(self, now: float) -> dict[str, Any]:
@@ -509,4 +573,13 @@ class Box:
         data["screen"] = self.screen_name()
         data["notice"] = self.notice if now < self.notice_until else ""
         data["readers_offline"] = sorted(self.offline)
+        if isinstance(self.overlay, Enrolment):
+            walk = self.overlay
+            data["enrolment"] = {
+                "game": walk.game,
+                "current": walk.current,
+                "done": walk.done,
+                "total": len(walk.ids),
+                "notice": walk.notice,
+            }
         return data

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -40,6 +41,12 @@ class TagMap:
     @classmethod
     def simulated(cls, decks: Iterable[Deck]) -> TagMap:
         return cls({simulated_uid(d.game, cid): (d.game, cid) for d in decks for cid in d.cards})
+
+    def merge(self, other: TagMap) -> None:
+        """Enrol every tag of `other` over these (a saved enrolment over the simulator's tags)."""
+        for uid, (game, card_id) in other.cards.items():
+            self.cards.pop(uid, None)
+            self.enrol(uid, game, card_id)
 
     def lookup(self, uid: bytes) -> tuple[str, str] | None:
         return self.cards.get(uid)
@@ -67,6 +74,8 @@ class TagMap:
             writer.writerow(["uid", "game", "card"])
             for uid, (game, card_id) in sorted(self.cards.items(), key=lambda item: item[1]):
                 writer.writerow([uid.hex(), game, card_id])
+            handle.flush()
+            os.fsync(handle.fileno())  # the new map is on the card before it replaces the old one
         temporary.replace(path)
 
     @classmethod

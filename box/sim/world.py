@@ -21,7 +21,7 @@ from box.journal import Journal
 from box.loop import BoxLoop
 from box.pinmap import PinMap, load_pinmap
 from box.service import Box, Settings
-from box.tags import TagMap
+from box.tags import TAGS_FILE, TagMap
 from box.tools import DiceCup
 
 log = logging.getLogger(__name__)
@@ -78,8 +78,11 @@ class SimulatedBox:
         journal, damaged = Journal.open_or_recover(self.state_dir / "journal.db")
         if dice is None:
             dice = DiceCup.seeded(self.seed) if self.seed is not None else DiceCup()
-        settings = Settings(names=self.names, decks_dir=self.decks_dir)
+        settings = Settings(
+            names=self.names, decks_dir=self.decks_dir, readers=dict(self.pinmap.readers), state_dir=self.state_dir
+        )
         tags = TagMap.simulated(self.decks.values())
+        tags.merge(TagMap.load(self.state_dir / TAGS_FILE))  # what was enrolled in the simulator
         self.box = Box(journal, tags, dice, settings, damaged=damaged, decks=dict(self.decks))
         self.parts = open_parts(self.pinmap, lambda event: self.loop.enqueue(event), self.clock, simulated=True)
         self.loop = BoxLoop(self.box, self.parts, self.clock)
