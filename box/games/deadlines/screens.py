@@ -46,7 +46,7 @@ def view(game: Game) -> View:
     if isinstance(phase, Placing):
         return _placing(game, phase)
     if isinstance(phase, Judging):
-        keywords = _wrap("Said: " + ", ".join(game.card(phase.card).keywords), 3)
+        keywords = _wrap(", ".join(game.card(phase.card).keywords), 3)
         return View(
             "Judge: keyword said?", (*keywords, "Yes", "No"), cursor=len(keywords) + phase.choice, notice=game.notice
         )
