@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from box.errors import FileProblem
+
 log = logging.getLogger(__name__)
 
 SCHEMA = """
@@ -72,6 +74,10 @@ class JournalDamaged(Exception):
         super().__init__(f"journal damaged ({reason}); a copy is kept at {kept}")
 
 
+class JournalUnavailable(FileProblem):
+    """The journal cannot be opened at all (permissions, a missing folder): nothing is moved."""
+
+
 class Journal:
     """The box's durable log of games, actions and box-wide values (best chug)."""
 
@@ -84,7 +90,16 @@ class Journal:
 
     @classmethod
     def open_or_recover(cls, path: Path) -> tuple[Journal, JournalDamaged | None]:
-        """Open the journal; a damaged file is moved aside (kept) and a new one started."""
+        """Open the journal; a damaged file is moved aside (kept) and a new one started.
+
+        A journal that cannot be opened at all (no folder, no permission) is not
+        damage: it raises `JournalUnavailable` and leaves the file where it is.
+        """
+        folder = path.parent
+        if not folder.is_dir() or not os.access(folder, os.R_OK | os.W_OK | os.X_OK):
+            raise JournalUnavailable(folder, "the state directory is missing or not writable by this user")
+        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+            raise JournalUnavailable(path, "the journal is not readable and writable by this user")
         try:
             journal = cls(path)
             journal.check()

@@ -1,5 +1,7 @@
 """The journal: durable actions, resume, undo, and a damaged file kept aside."""
 
+import os
+
 from box.journal import Journal
 
 
@@ -86,3 +88,23 @@ def test_garbage_in_a_row_counts_as_damage(tmp_path):
     _, damaged = Journal.open_or_recover(path)
     assert damaged is not None
     assert "unreadable row" in str(damaged)
+
+
+def test_a_journal_that_cannot_be_opened_is_not_treated_as_damage(tmp_path):
+    import pytest
+
+    from box.journal import JournalUnavailable
+
+    with pytest.raises(JournalUnavailable, match="state directory"):
+        Journal.open_or_recover(tmp_path / "missing" / "journal.db")
+    path = tmp_path / "journal.db"
+    Journal(path).close()
+    path.chmod(0o000)
+    try:
+        if os.access(path, os.R_OK):  # root reads anything: nothing to test there
+            return
+        with pytest.raises(JournalUnavailable, match="not readable"):
+            Journal.open_or_recover(path)
+        assert path.exists() and not list(tmp_path.glob("journal.db.bad-*"))
+    finally:
+        path.chmod(0o600)
