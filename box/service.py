@@ -32,7 +32,7 @@ from box.menu import Choice, Menu, window
 from box.selftest import SelfTest
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap
-from box.tools import DiceCup, ShotTimer
+from box.tools import DiceCup, ShotTimer, TimerScreen
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +83,6 @@ class DiceShow:
             return self.dice
         k = len(frames)
         return ((self.dice[0] + k) % 6 + 1, (self.dice[1] + 2 * k) % 6 + 1)
-
-
-@dataclass
-class TimerTool:
-    """The shot timer's screens: choose, set the countdown, run it, or the chug stopwatch."""
-
-    mode: str = "choose"  # choose, set, countdown, stopwatch
-    cursor: int = 0
-    seconds: int = 30
 
 
 @dataclass
@@ -243,7 +234,7 @@ class Box:
         elif press == Press("back", long=True):
             self.open_box_menu()
         elif press == Press("roll", long=True):
-            self.overlay = TimerTool()
+            self.overlay = TimerScreen(self.timer)
         elif press == Press("roll"):
             self.roll(now)
         elif self.session is not None:
@@ -301,12 +292,11 @@ class Box:
         self.notice, self.flash = "", None
         self.sounds.extend(result.sounds)
         if result.timer == "chug":
-            self.timer.start_stopwatch(now)
-            self.overlay = TimerTool(mode="stopwatch")
+            self.overlay = TimerScreen(self.timer)
+            self.overlay.start_chug(now)
         elif result.timer and result.timer.startswith("countdown:"):
-            seconds = int(result.timer.split(":", 1)[1])
-            self.timer.start_countdown(seconds, now)
-            self.overlay = TimerTool(mode="countdown", seconds=seconds)
+            self.overlay = TimerScreen(self.timer)
+            self.overlay.start_countdown(int(result.timer.split(":", 1)[1]), now)
 
     def roll(self, now: float) -> None:
         """ROLL: the game's dice when it wants them, else the free dice tool."""
@@ -358,7 +348,7 @@ class Box:
             except (GameStartError, ValueError) as problem:
                 self.reject(str(problem), now)
         elif choice.tool == "Shot timer":
-            self.overlay = TimerTool()
+            self.overlay = TimerScreen(self.timer)
         elif choice.tool == "Power off":
             self.overlay = Confirm("Power off the box?", self.request_power_off)
         elif choice.tool == "Self-test":
@@ -403,8 +393,14 @@ class Box:
                 self.overlay = None
         elif isinstance(overlay, Picker):
             self.picker_press(overlay, press, now)
-        elif isinstance(overlay, TimerTool):
-            self.timer_press(overlay, press, now)
+        elif isinstance(overlay, TimerScreen):
+            chug = overlay.press(press, now)
+            if chug is not None:
+                self.journal.put("best_chug", self.timer.best_chug)
+                self.say(f"Chug: {chug:.2f} s", now)
+                self.sounds.append(Sound.END)
+            if overlay.closed:
+                self.overlay = None
 
     def picker_press(self, picker: Picker, press: Press, now: float) -> None:
         if press.button in ("up", "down"):
@@ -416,43 +412,6 @@ class Box:
             self.overlay = None
             if action is not None:
                 action(now)
-
-    def timer_press(self, tool: TimerTool, press: Press, now: float) -> None:
-        if tool.mode == "choose":
-            if press.button in ("up", "down"):
-                tool.cursor = 1 - tool.cursor
-            elif press.button == "back":
-                self.overlay = None
-            elif press.button == "ok" and tool.cursor == 0:
-                tool.mode = "set"
-            elif press.button == "ok":
-                tool.mode = "stopwatch"
-                self.timer.start_stopwatch(now)
-        elif tool.mode == "set":
-            if press.button in ("up", "down"):
-                step = 5 if press.button == "up" else -5
-                tool.seconds = min(max(tool.seconds + step, 5), 600)
-            elif press.button == "ok":
-                tool.mode = "countdown"
-                self.timer.start_countdown(tool.seconds, now)
-            elif press.button == "back":
-                tool.mode = "choose"
-        elif tool.mode == "countdown":
-            if press.button in ("ok", "back"):
-                self.timer.stop(now)
-                self.overlay = None if press.button == "back" else TimerTool(mode="set", seconds=tool.seconds)
-        elif tool.mode == "stopwatch":
-            if press.button == "ok" and self.timer.state == "stopwatch":
-                elapsed = self.timer.stop(now)
-                self.journal.put("best_chug", self.timer.best_chug)
-                self.say(f"Chug: {elapsed:.2f} s", now)
-                self.sounds.append(Sound.END)
-            elif press.button == "ok":
-                self.timer.start_stopwatch(now)
-            elif press.button == "back":
-                if self.timer.state == "stopwatch":
-                    self.timer.stop(now)
-                self.overlay = None
 
     # ----- time -----------------------------------------------------------------------
 
@@ -477,7 +436,7 @@ class Box:
             deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
         if self.notice:
             deadlines.append(self.notice_until)
-        if isinstance(self.overlay, TimerTool) and self.timer.state in ("countdown", "stopwatch"):
+        if isinstance(self.overlay, TimerScreen) and self.overlay.running():
             deadlines.append(now + CLOCK_REFRESH)
         if isinstance(self.overlay, TOOL_SCREENS):
             deadlines.append(self.overlay.next_deadline(now))
@@ -522,25 +481,11 @@ class Box:
             return View(overlay.title, lines, cursor)
         if isinstance(overlay, TOOL_SCREENS):
             return overlay.view(now)
-        if isinstance(overlay, TimerTool):
-            return self.timer_view(overlay, now)
+        if isinstance(overlay, TimerScreen):
+            return overlay.view(now)
         if self.session is not None:
             return self.session.rules.view(self.session.state)
         return self.menu.view()
-
-    def timer_view(self, tool: TimerTool, now: float) -> View:
-        best = f"Best chug: {self.timer.best_chug:.2f} s" if self.timer.best_chug is not None else "Best chug: -"
-        if tool.mode == "choose":
-            return View("Shot timer", (f"Countdown {tool.seconds} s", "Chug stopwatch", best), tool.cursor)
-        if tool.mode == "set":
-            return View("Countdown", (f"< {tool.seconds} s >", "UP/DOWN: 5 s steps", "OK: start"))
-        if tool.mode == "countdown":
-            remaining = self.timer.remaining(now)
-            text = "TIME!" if self.timer.state == "done" else f"{remaining:5.1f} s"
-            return View("Countdown", (text, "", "OK: again  BACK: close"))
-        running = self.timer.running_time(now)
-        state = "running" if self.timer.state == "stopwatch" else "OK: start"
-        return View("Chug stopwatch", (f"{running:6.2f} s", state, best))
 
     def screen_name(self) -> str:
         if self.dice_show is not None:
@@ -548,7 +493,7 @@ class Box:
         if self.overlay is not None:
             if isinstance(self.overlay, Picker):
                 return self.overlay.name
-            return {Confirm: "confirm", TimerTool: "timer", SelfTest: "selftest", Enrolment: "enrol"}[
+            return {Confirm: "confirm", TimerScreen: "timer", SelfTest: "selftest", Enrolment: "enrol"}[
                 type(self.overlay)
             ]
         return "game" if self.session is not None else "menu"

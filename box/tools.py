@@ -23,6 +23,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from box.games.base import Press, View
+
 Dice = tuple[int, int]
 
 
@@ -76,14 +78,14 @@ class ShotTimer:
     def start_stopwatch(self, now: float) -> None:
         self.state, self.started, self.elapsed, self.next_tick = "stopwatch", now, 0.0, None
 
-    def stop(self, now: float) -> float | None:
-        """Stop whatever runs; a stopped stopwatch returns its time and keeps the best."""
+    def stop(self, now: float, keep: bool = True) -> float | None:
+        """Stop whatever runs; a stopped stopwatch returns its time and, if `keep`, keeps the best."""
         if self.state == "stopwatch":
             self.elapsed = round(now - self.started, 2)
             self.state = "idle"
-            if self.best_chug is None or self.elapsed < self.best_chug:
+            if keep and (self.best_chug is None or self.elapsed < self.best_chug):
                 self.best_chug = self.elapsed
-            return self.elapsed
+            return self.elapsed if keep else None
         self.state, self.next_tick = "idle", None
         return None
 
@@ -121,3 +123,83 @@ class ShotTimer:
             "elapsed": self.running_time(now),
             "best_chug": self.best_chug,
         }
+
+
+@dataclass
+class TimerScreen:
+    """The shot timer's screens: choose, set the countdown, run it, or time a chug.
+
+    `press` answers a finished chug's time (for the box to journal as the best),
+    else None; `closed` turns true when the user leaves.
+
+    >>> screen = TimerScreen(ShotTimer())
+    >>> screen.press(Press("down"), 0.0), screen.press(Press("ok"), 0.0)  # the chug stopwatch
+    (None, None)
+    >>> screen.press(Press("ok"), 4.25)
+    4.25
+    """
+
+    timer: ShotTimer
+    mode: str = "choose"  # choose, set, countdown, stopwatch
+    cursor: int = 0
+    seconds: int = 30
+    closed: bool = False
+
+    STEP = 5  # seconds per UP/DOWN when setting the countdown
+    LONGEST = 600
+
+    def press(self, press: Press, now: float) -> float | None:
+        button = press.button
+        if self.mode == "choose":
+            if button in ("up", "down"):
+                self.cursor = 1 - self.cursor
+            elif button == "back":
+                self.closed = True
+            elif button == "ok" and self.cursor == 0:
+                self.mode = "set"
+            elif button == "ok":
+                self.start_chug(now)
+        elif self.mode == "set":
+            if button in ("up", "down"):
+                step = self.STEP if button == "up" else -self.STEP
+                self.seconds = min(max(self.seconds + step, self.STEP), self.LONGEST)
+            elif button == "ok":
+                self.start_countdown(self.seconds, now)
+            elif button == "back":
+                self.mode = "choose"
+        elif self.mode == "countdown":
+            if button in ("ok", "back"):
+                self.timer.stop(now)
+                self.mode, self.closed = "set", button == "back"
+        elif button == "ok" and self.timer.state == "stopwatch":
+            return self.timer.stop(now)
+        elif button == "ok":
+            self.timer.start_stopwatch(now)
+        elif button == "back":
+            self.timer.stop(now, keep=False)  # walking away is not a chug
+            self.closed = True
+        return None
+
+    def start_chug(self, now: float) -> None:
+        self.mode = "stopwatch"
+        self.timer.start_stopwatch(now)
+
+    def start_countdown(self, seconds: int, now: float) -> None:
+        self.mode, self.seconds = "countdown", seconds
+        self.timer.start_countdown(seconds, now)
+
+    def running(self) -> bool:
+        return self.timer.state in ("countdown", "stopwatch")
+
+    def view(self, now: float) -> View:
+        timer = self.timer
+        best = f"Best chug: {timer.best_chug:.2f} s" if timer.best_chug is not None else "Best chug: -"
+        if self.mode == "choose":
+            return View("Shot timer", (f"Countdown {self.seconds} s", "Chug stopwatch", best), self.cursor)
+        if self.mode == "set":
+            return View("Countdown", (f"< {self.seconds} s >", "UP/DOWN: 5 s steps", "OK: start"))
+        if self.mode == "countdown":
+            text = "TIME!" if timer.state == "done" else f"{timer.remaining(now):5.1f} s"
+            return View("Countdown", (text, "", "OK: again  BACK: close"))
+        state = "running" if timer.state == "stopwatch" else "OK: start"
+        return View("Chug stopwatch", (f"{timer.running_time(now):6.2f} s", state, best))
