@@ -1,0 +1,186 @@
+"""Start-up: process start to sd_notify READY=1 on fakes, against the libraries' own import time.
+
+``gravebox run --fake --state-dir TMP`` is spawned under a fake ``NOTIFY_SOCKET`` (a unix datagram
+socket bound in a temp dir) and timed from just before the spawn to the READY=1 datagram, then
+stopped with SIGTERM. The baseline is ``python -c "import PIL, gpiozero, serial, luma.oled"``
+(spawn to exit). Runs alternate, one untimed warm-up each, median of ``--runs``.
+
+Two box commands are timed: ``python -m box run --fake`` as shipped, and the same with the
+simulated PN532's pyserial URL handler registered first (``run --fake`` does not register it, so
+its readers stay offline: see docs/performance.md). ``gravebox --help`` is timed the same way
+(spawn to exit), next to a bare ``python -c pass`` and to the imports the box really makes
+(``PIL.Image``, ``gpiozero.pins.mock``, ``luma.core.device``...: the baseline's ``import PIL``
+loads almost nothing).
+
+Run from the repository root: ``python bench/startup.py [--runs 7]``. Prints JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchlib import ROOT, emit
+
+TARGET_RATIO, TARGET_HELP_MS = 1.3, 150.0
+BASELINE = [sys.executable, "-c", "import PIL, gpiozero, serial, luma.oled"]
+LIBRARIES_AS_USED = [  # what the box really loads from them: the floor of its own start-up
+    sys.executable,
+    "-c",
+    "import PIL.Image, gpiozero, gpiozero.pins.mock, serial, luma.core.device, luma.oled.device, sqlite3",
+]
+PLAIN = [sys.executable, "-m", "box"]
+WITH_READERS = [
+    sys.executable,
+    "-c",
+    "import sys, box.ports.nfc.simchip; from box.cli import main; sys.exit(main(sys.argv[1:]))",
+]
+
+
+DROPPED = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "INVOCATION_ID", "PYTHONDONTWRITEBYTECODE")
+PYCACHE = Path(tempfile.gettempdir()) / "gravebox-bench-pycache"
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """The environment for a child: the repository importable, no systemd leftovers.
+
+    Byte code is cached (as pip does on an installed box) under a temp prefix, so the source
+    tree gets no __pycache__ and a PYTHONDONTWRITEBYTECODE=1 shell does not make every start
+    compile the whole box (that would double its start-up).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED}
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    env.update(extra)
+    return env
+
+
+class RunningBox:
+    """``gravebox run --fake`` spawned under a fake NOTIFY_SOCKET; ``ready_s`` is spawn to READY=1."""
+
+    def __init__(self, command: list[str], scratch: Path, timeout: float = 30.0):
+        state = scratch / "state"
+        shutil.rmtree(state, ignore_errors=True)
+        path = scratch / "notify.sock"
+        path.unlink(missing_ok=True)
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.socket.bind(str(path))
+        self.socket.settimeout(timeout)
+        self.log = (scratch / "stderr.log").open("w+b")
+        start = time.perf_counter()
+        self.process = subprocess.Popen(
+            [*command, "run", "--fake", "--state-dir", str(state)],
+            cwd=scratch,
+            env=environment(NOTIFY_SOCKET=str(path)),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+        self.messages: list[str] = []
+        while "READY=1" not in self.messages:
+            self.messages += self.socket.recv(4096).decode().split("\n")
+        self.ready_s = time.perf_counter() - start
+        self.pid = self.process.pid
+
+    def stop(self) -> str:
+        """SIGTERM, wait, and answer what the box logged."""
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.socket.close()
+        self.log.seek(0)
+        text = self.log.read().decode(errors="replace")
+        self.log.close()
+        return text
+
+
+def spawn_to_exit(command: list[str], cwd: Path) -> float:
+    """Seconds from spawn to exit of ``command`` (which must succeed)."""
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=environment(), stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def run_phases(cwd: Path) -> str:
+    """One fresh run of bench/startup_phases.py: its JSON line."""
+    command = [sys.executable, str(ROOT / "bench" / "startup_phases.py")]
+    return subprocess.run(command, cwd=cwd, env=environment(), capture_output=True, text=True, check=True).stdout
+
+
+def ready_time(command: list[str], scratch: Path) -> float:
+    """Spawn-to-READY seconds of one box (stopped right after)."""
+    running = RunningBox(command, scratch)
+    running.stop()
+    return running.ready_s
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the benchmark and print its figures as one JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="timed runs of each command (default 7)")
+    args = parser.parse_args(argv)
+    help_command = [*PLAIN, "--help"]
+    installed = Path(sys.executable).with_name("gravebox")
+    times: dict[str, list[float]] = {
+        name: [] for name in ("baseline", "libraries", "python", "help", "plain", "readers")
+    }
+    if installed.exists():
+        times["help_installed"] = []
+    with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
+        scratch = Path(name)
+        for run in range(args.runs + 1):  # run 0 warms the caches (and writes the .pyc files)
+            figures = {
+                "baseline": spawn_to_exit(BASELINE, scratch),
+                "libraries": spawn_to_exit(LIBRARIES_AS_USED, scratch),
+                "python": spawn_to_exit([sys.executable, "-c", "pass"], scratch),
+                "help": spawn_to_exit(help_command, scratch),
+            }
+            if installed.exists():
+                figures["help_installed"] = spawn_to_exit([str(installed), "--help"], scratch)
+            figures["plain"] = ready_time(PLAIN, scratch)
+            figures["readers"] = ready_time(WITH_READERS, scratch)
+            if run:
+                for key, value in figures.items():
+                    times[key].append(value)
+        phases = [json.loads(run_phases(scratch)) for _ in range(args.runs)]
+    median_ms = {key: round(1000 * statistics.median(values), 1) for key, values in times.items()}
+    worst_ready = max(median_ms["plain"], median_ms["readers"])
+    ratio = round(worst_ready / median_ms["baseline"], 2)
+    help_ms = max(median_ms["help"], median_ms.get("help_installed", 0.0))
+    return emit(
+        "startup",
+        {
+            "runs": args.runs,
+            "median_ms": {
+                "baseline_import": median_ms["baseline"],
+                "libraries_as_used_import": median_ms["libraries"],
+                "python_bare": median_ms["python"],
+                "ready_run_fake": median_ms["plain"],
+                "ready_run_fake_readers_registered": median_ms["readers"],
+                "help": median_ms["help"],
+                **({"help_installed_script": median_ms["help_installed"]} if installed.exists() else {}),
+            },
+            "ready_ratio_to_baseline": ratio,
+            "phases_median_ms": {key: statistics.median(run[key] for run in phases) for key in phases[0]},
+            "meets_target": {"ratio": ratio < TARGET_RATIO, "help": help_ms < TARGET_HELP_MS},
+            "target": f"ready / baseline < {TARGET_RATIO}; --help < {TARGET_HELP_MS:.0f} ms",
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
