@@ -176,6 +176,10 @@ def test_inputs_the_box_does_not_wait_for_are_refused_and_change_nothing(action)
     assert game == before
 
 
+def test_a_card_of_another_deck_is_refused_even_past_the_service():
+    assert rejected(started(), Tap(LEFT, "ds001")) == "Not a Deadlines card or reader"
+
+
 def test_deadlines_never_wants_the_dice():
     assert RULES.wants_roll(started()) is False
     assert rejected(started(), Roll((1, 2))) == "Deadlines uses no dice"

@@ -37,6 +37,8 @@ def apply(game: Game, action: Action) -> Result:
     """The next state after `action`, or why it is refused."""
     if isinstance(action, Roll):
         return Rejected("Deadlines uses no dice")
+    if isinstance(action, Tap) and (action.card not in game.deck or action.reader not in READER_COLUMN):
+        return Rejected("Not a Deadlines card or reader")  # the service filters these: a safety net
     handler = _HANDLERS[type(game.phase)]
     return handler(game, action)
 
@@ -54,9 +56,8 @@ def _starting(game: Game, action: Action) -> Result:
         return _already_played(game, action.card)
     game = _with_card(game, column, 0, action.card)
     notice = f"{game.name(action.card)}: {value_of(game.card(action.card), column)}"
-    if all(game.columns):
-        return Step(replace(game, phase=Drawing(), notice=notice), (Sound.CLICK,))
-    return Step(replace(game, notice=notice), (Sound.CLICK,))
+    phase = Drawing() if all(game.columns) else game.phase
+    return Step(replace(game, phase=phase, notice=notice), (Sound.CLICK,))
 
 
 # --- a turn ------------------------------------------------------------------
