@@ -1,7 +1,7 @@
 """Idle cost: CPU time of an idle ``gravebox run --fake`` with its three readers polling the simulated chips.
 
-The box is spawned as in ``bench/startup.py`` (the simulated PN532's URL handler registered, so the
-three reader threads really poll their chips, which run inside the same process). After READY=1
+The box is spawned as in ``bench/startup.py``: ``gravebox run --fake``, whose three reader threads
+poll simulated PN532s that run inside the same process (the log must show the three online). After READY=1
 and a settling second, CPU time (utime+stime, per thread from ``/proc/PID/task/*/schedstat`` in
 nanoseconds, cross-checked with ``/proc/PID/stat`` ticks) and wake-ups (context switches) are
 read over ``--seconds`` (default 60). A busy loop would show as a thread near 100% or with
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import emit
-from startup import WITH_READERS, RunningBox
+from startup import GRAVEBOX, RunningBox
 
 TARGET_PERCENT = 2.0
 READERS = 3
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seconds", type=float, default=60.0, help="idle seconds measured (default 60)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
-        running = RunningBox(WITH_READERS, Path(scratch))
+        running = RunningBox(GRAVEBOX, Path(scratch))
         time.sleep(1.0)  # the readers come online, the first notices are drawn
         pid = running.pid
         before, ticks_before, wall = threads(pid), process_ticks(pid), time.monotonic()

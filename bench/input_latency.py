@@ -3,8 +3,10 @@
 The real box on fakes, in real time: ``Box`` with a real journal file, ``open_parts(simulated=True)``
 (gpiozero mock pins, luma's dummy display, three simulated PN532s polled by their ``ReaderThread``s)
 and ``BoxLoop.run`` on its own thread with the monotonic clock, exactly as ``gravebox run`` wires
-them. The display push is slowed to the I2C time of one frame (``--bus-ms``, 23 ms at 400 kHz) so
-the pusher thread competes as it would on a Pi.
+them, except the display: the pusher drives the pin map's real luma driver (ssd1306 or sh1106, whose
+``display`` packs the 8,192 pixels in Python, holding the GIL) over luma's ``noop`` interface, and
+each push then sleeps the I2C time of one frame (``--bus-ms``, 23 ms at 400 kHz; the bus write
+releases the GIL), so the pusher thread competes with the loop as it would on a Pi.
 
 A Deck of Death game is played with inputs the game accepts, so each one is journaled:
 tap an Immunity card (a ``CardPlaced`` as the reader thread enqueues it: the picker opens), then
@@ -35,20 +37,23 @@ GAP_S = 0.035  # and rests as long between presses (an edge inside the debounce 
 
 
 class BusModel:
-    """luma's dummy device whose ``display`` also takes the I2C time of a frame (sleeping, like a bus wait)."""
+    """A luma device whose ``display`` also takes the I2C time of a frame (sleeping, like a bus wait)."""
 
     def __init__(self, device: Any, seconds: float):
         self.device = device
         self.seconds = seconds
         self.pushes = 0
         self.unchanged_pushes = 0
+        self.driver_ns: list[int] = []  # luma's own work per push (pixel packing: holds the GIL)
         self._last: bytes | None = None
 
     def display(self, image: Any) -> None:
         data = image.tobytes()
         self.unchanged_pushes += data == self._last
         self._last = data
+        start = time.perf_counter_ns()
         self.device.display(image)
+        self.driver_ns.append(time.perf_counter_ns() - start)
         self.pushes += 1
         time.sleep(self.seconds)
 
@@ -103,13 +108,16 @@ def measure(loop: Any, probe: Probe, event: Any) -> tuple[int, int, int] | None:
     return probe.submitted_at - start, probe.journal_ns - journal_before, probe.render_ns - render_before
 
 
-def run(events: int, bus_ms: float, seed: int, state_dir: Path) -> dict[str, Any]:
+def run(events: int, bus_ms: float, seed: int, state_dir: Path, dummy: bool = False) -> dict[str, Any]:
     """Play ``events`` taps and ``events`` presses against the real-time loop; return the figures."""
+    from luma.core.interface.serial import noop
+
     from box.hardware import open_parts
     from box.journal import Journal
     from box.loop import BoxLoop
     from box.pinmap import load_pinmap
     from box.ports.buttons import Edge
+    from box.ports.display import open_oled
     from box.ports.nfc.reader import CardPlaced
     from box.ports.nfc.simchip import forget_sim_chips, register_url_handler
     from box.service import Box, Settings
@@ -126,7 +134,9 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path) -> dict[str, Any
     holder: dict[str, BoxLoop] = {}
     parts = open_parts(load_pinmap(), lambda event: holder["loop"].enqueue(event), time.monotonic, simulated=True)
     loop = holder["loop"] = BoxLoop(box, parts, time.monotonic)
-    bus = BusModel(parts.display, bus_ms / 1000)
+    wiring = parts.pinmap.display
+    device = parts.display if dummy else open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address, noop())
+    bus = BusModel(device, bus_ms / 1000)
     parts.pusher.device = bus
     box.start_game("deck-of-death", time.monotonic(), players=4)
     probe = Probe()
@@ -199,6 +209,8 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path) -> dict[str, Any
         "frames_pushed": pushed,
         "unchanged_frames_pushed": bus.unchanged_pushes,
         "bus_ms_per_push": bus_ms,
+        "display": "luma dummy" if dummy else f"luma {parts.pinmap.display.controller} on noop",
+        "display_driver_ms_per_push": summary_ms(bus.driver_ns),
         "journal_fs": filesystem_of(state_dir),
         "wall_s": round(wall, 1),
         "target": f"p50 < {TARGET_P50_MS} ms, p99 < {TARGET_P99_MS} ms",
@@ -212,9 +224,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--bus-ms", type=float, default=23.0, help="I2C time of one frame push (default 23)")
     parser.add_argument("--state-dir", type=Path, help="where the journal goes (default: a temp dir)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dummy", action="store_true", help="push to luma's dummy device, not the real driver")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-", dir=args.state_dir) as scratch:
-        figures = run(args.events, args.bus_ms, args.seed, Path(scratch))
+        figures = run(args.events, args.bus_ms, args.seed, Path(scratch), args.dummy)
     return emit("input_to_frame", figures)
 
 

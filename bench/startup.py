@@ -3,11 +3,10 @@
 ``gravebox run --fake --state-dir TMP`` is spawned under a fake ``NOTIFY_SOCKET`` (a unix datagram
 socket bound in a temp dir) and timed from just before the spawn to the READY=1 datagram, then
 stopped with SIGTERM. The baseline is ``python -c "import PIL, gpiozero, serial, luma.oled"``
-(spawn to exit). Runs alternate, one untimed warm-up each, median of ``--runs``.
+(spawn to exit). Runs interleave in a shuffled order, one untimed warm-up round, median of ``--runs``.
 
-Two box commands are timed: ``python -m box run --fake`` as shipped, and the same with the
-simulated PN532's pyserial URL handler registered first (``run --fake`` does not register it, so
-its readers stay offline: see docs/performance.md). ``gravebox --help`` is timed the same way
+The box command is ``python -m box run --fake`` (what the ``gravebox`` script runs; the repository
+on PYTHONPATH, so a fresh clone needs no install). ``gravebox --help`` is timed the same way
 (spawn to exit), next to a bare ``python -c pass`` and to the imports the box really makes
 (``PIL.Image``, ``gpiozero.pins.mock``, ``luma.core.device``...: the baseline's ``import PIL``
 loads almost nothing).
@@ -20,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +41,7 @@ LIBRARIES_AS_USED = [  # what the box really loads from them: the floor of its o
     "-c",
     "import PIL.Image, gpiozero, gpiozero.pins.mock, serial, luma.core.device, luma.oled.device, sqlite3",
 ]
-PLAIN = [sys.executable, "-m", "box"]
-WITH_READERS = [
-    sys.executable,
-    "-c",
-    "import sys, box.ports.nfc.simchip; from box.cli import main; sys.exit(main(sys.argv[1:]))",
-]
+GRAVEBOX = [sys.executable, "-m", "box"]
 
 
 DROPPED = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "INVOCATION_ID", "PYTHONDONTWRITEBYTECODE")
@@ -115,6 +111,27 @@ def spawn_to_exit(command: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+def journal_open_ms(actions: int, scratch: Path) -> float:
+    """Median ms of ``Journal.open_or_recover`` (which checks every row) on a journal of ``actions`` actions."""
+    from box.journal import Journal
+
+    path = scratch / f"journal-{actions}.db"
+    journal = Journal(path)
+    game = journal.start_game("deck-of-death", ["Ann", "Bob", "Cid"], {}, None)
+    journal.db.execute("BEGIN")  # one commit for the fixture, not one fsync per action
+    for n in range(actions):
+        journal.append(game, {"t": "press", "b": ("up", "down", "ok")[n % 3], "l": False})
+    journal.db.execute("COMMIT")
+    journal.close()
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        opened, _ = Journal.open_or_recover(path)
+        times.append(time.perf_counter() - start)
+        opened.close()
+    return round(1000 * statistics.median(times), 1)
+
+
 def run_phases(cwd: Path) -> str:
     """One fresh run of bench/startup_phases.py: its JSON line."""
     command = [sys.executable, str(ROOT / "bench" / "startup_phases.py")]
@@ -133,33 +150,34 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each command (default 7)")
     args = parser.parse_args(argv)
-    help_command = [*PLAIN, "--help"]
+    help_command = [*GRAVEBOX, "--help"]
     installed = Path(sys.executable).with_name("gravebox")
-    times: dict[str, list[float]] = {
-        name: [] for name in ("baseline", "libraries", "python", "help", "plain", "readers")
-    }
+    times: dict[str, list[float]] = {name: [] for name in ("baseline", "libraries", "python", "help", "ready")}
     if installed.exists():
         times["help_installed"] = []
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
         scratch = Path(name)
+        measures: dict[str, Callable[[], float]] = {
+            "baseline": lambda: spawn_to_exit(BASELINE, scratch),
+            "libraries": lambda: spawn_to_exit(LIBRARIES_AS_USED, scratch),
+            "python": lambda: spawn_to_exit([sys.executable, "-c", "pass"], scratch),
+            "help": lambda: spawn_to_exit(help_command, scratch),
+            "ready": lambda: ready_time(GRAVEBOX, scratch),
+        }
+        if installed.exists():
+            measures["help_installed"] = lambda: spawn_to_exit([str(installed), "--help"], scratch)
+        order = random.Random(1)
         for run in range(args.runs + 1):  # run 0 warms the caches (and writes the .pyc files)
-            figures = {
-                "baseline": spawn_to_exit(BASELINE, scratch),
-                "libraries": spawn_to_exit(LIBRARIES_AS_USED, scratch),
-                "python": spawn_to_exit([sys.executable, "-c", "pass"], scratch),
-                "help": spawn_to_exit(help_command, scratch),
-            }
-            if installed.exists():
-                figures["help_installed"] = spawn_to_exit([str(installed), "--help"], scratch)
-            figures["plain"] = ready_time(PLAIN, scratch)
-            figures["readers"] = ready_time(WITH_READERS, scratch)
-            if run:
-                for key, value in figures.items():
-                    times[key].append(value)
+            names = list(measures)
+            order.shuffle(names)  # no command always runs first, after the previous box's exit
+            for name in names:
+                value = measures[name]()
+                if run:
+                    times[name].append(value)
         phases = [json.loads(run_phases(scratch)) for _ in range(args.runs)]
+        journal_open = {str(actions): journal_open_ms(actions, scratch) for actions in (0, 10_000, 50_000)}
     median_ms = {key: round(1000 * statistics.median(values), 1) for key, values in times.items()}
-    worst_ready = max(median_ms["plain"], median_ms["readers"])
-    ratio = round(worst_ready / median_ms["baseline"], 2)
+    ratio = round(median_ms["ready"] / median_ms["baseline"], 2)
     help_ms = max(median_ms["help"], median_ms.get("help_installed", 0.0))
     return emit(
         "startup",
@@ -169,12 +187,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "baseline_import": median_ms["baseline"],
                 "libraries_as_used_import": median_ms["libraries"],
                 "python_bare": median_ms["python"],
-                "ready_run_fake": median_ms["plain"],
-                "ready_run_fake_readers_registered": median_ms["readers"],
+                "ready_run_fake": median_ms["ready"],
                 "help": median_ms["help"],
                 **({"help_installed_script": median_ms["help_installed"]} if installed.exists() else {}),
             },
             "ready_ratio_to_baseline": ratio,
+            "journal_open_ms_by_actions": journal_open,
             "phases_median_ms": {key: statistics.median(run[key] for run in phases) for key in phases[0]},
             "meets_target": {"ratio": ratio < TARGET_RATIO, "help": help_ms < TARGET_HELP_MS},
             "target": f"ready / baseline < {TARGET_RATIO}; --help < {TARGET_HELP_MS:.0f} ms",
