@@ -16,7 +16,8 @@ from pathlib import Path
 EXIT_BAD_FILE = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line; `command` names the subcommand whose own options must be complete."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", type=Path, help="settings file (default /etc/gravebox/config.toml)")
     common.add_argument("--state-dir", type=Path, help="where the journal and the tag map live")
@@ -37,11 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
     sim.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
     sim.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
-    from box.enrolment import add_arguments as enrol_arguments
-    from box.selftest import add_arguments as selftest_arguments
+    selftest = commands.add_parser("selftest", parents=[common], help="check every part of the box")
+    enroll = commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card")
+    if command == "selftest":  # their options come with their modules: imported only when used
+        from box.selftest import add_arguments
 
-    selftest_arguments(commands.add_parser("selftest", parents=[common], help="check every part of the box"))
-    enrol_arguments(commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card"))
+        add_arguments(selftest)
+    elif command == "enroll":
+        from box.enrolment import add_arguments
+
+        add_arguments(enroll)
     return parser
 
 
@@ -52,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["run", *argv]
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv[0]).parse_args(argv)
     quiet = args.command == "sim" and getattr(args, "script", None) is not None
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,

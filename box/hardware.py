@@ -69,6 +69,12 @@ class Parts:
     mock_factory: Any = None
     closers: list[Callable[[], None]] = field(default_factory=list)
 
+    def forget_pin_history(self) -> None:
+        """Simulated pins record every change they see: drop that record (it only grows)."""
+        if self.mock_factory is not None:
+            for pin in self.mock_factory.pins.values():
+                pin.clear_states()
+
     def close(self) -> None:
         for close in reversed(self.closers):
             try:

@@ -22,6 +22,7 @@ from box.service import Box
 
 log = logging.getLogger(__name__)
 
+TRIM_EVERY = 1000  # loop passes between clearing simulated pins' change history
 IDLE_WAKE = 5.0  # seconds the loop may sleep with nothing to do (the watchdog pings in between)
 
 
@@ -36,6 +37,7 @@ class BoxLoop:
         self.detector = PressDetector()
         self.last_view: View | None = None
         self.renders = 0
+        self.passes = 0
 
     def enqueue(self, event: Any) -> None:
         """Thread-safe: called from hardware threads with an Edge or a reader event."""
@@ -56,6 +58,9 @@ class BoxLoop:
             self.parts.buzzer.play(sound, now)
         self.parts.buzzer.advance(now)
         self.refresh(now)
+        self.passes += 1
+        if self.passes % TRIM_EVERY == 0:
+            self.parts.forget_pin_history()
 
     def handle(self, event: Any, now: float) -> None:
         from box.ports.nfc.reader import CardPlaced, ReaderStatus

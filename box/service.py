@@ -302,10 +302,11 @@ class Box:
         """ROLL: the game's dice when it wants them, else the free dice tool."""
         dice = self.dice.throw()
         game_roll = self.session is not None and self.session.rules.wants_roll(self.session.state)
-        if game_roll:
-            self.act(Roll(dice), now)
-        self.last_dice = list(dice)
-        self.journal.put("dice", self.last_dice)
+        with self.journal.batch():  # the roll and the last dice: one durable write
+            if game_roll:
+                self.act(Roll(dice), now)
+            self.last_dice = list(dice)
+            self.journal.put("dice", self.last_dice)
         self.sounds.append(Sound.DICE)
         self.dice_show = DiceShow(dice, now, closes=game_roll)
 
