@@ -87,7 +87,7 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
     """Open buttons, buzzer, display and readers; simulated parts when `simulated`."""
     from box.ports.buttons import GpioButtons
     from box.ports.buzzer import BeepOutput, BuzzerPlayer, TonalOutput
-    from box.ports.display import FramePusher, open_dummy, open_oled
+    from box.ports.display import FramePusher, open_dummy, open_oled, release
     from box.ports.nfc.reader import Pn532Reader
 
     mock_factory = None
@@ -129,6 +129,7 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
                 name: Pn532Reader(name, port, open_port=serial_opener(pinmap.baudrate))
                 for name, port in pinmap.readers.items()
             }
+        closers.append(lambda: release(pusher.device))  # the device the pusher holds now (a reopen replaces it)
         closers.extend(reader.close for reader in readers.values())
     except HardwareError:
         for close in reversed(closers):

@@ -37,6 +37,37 @@ class DisplayUnavailable(RuntimeError):
     """The OLED cannot be opened; the message says what to check."""
 
 
+_exit_hook_lock = threading.Lock()
+
+
+def without_exit_hook(build: Callable[[], Any]) -> Any:
+    """Build a luma device without the `atexit` hook luma registers for each one.
+
+    That hook holds the device for the life of the process, so every device ever
+    built (a reopen after an I2C error, each simulated box) would stay in memory.
+    The box releases its devices itself with `release`.
+    """
+    import atexit
+
+    with _exit_hook_lock:
+        register = atexit.register
+        atexit.register = lambda hook, *args, **kwargs: hook  # type: ignore[assignment]
+        try:
+            return build()
+        finally:
+            atexit.register = register
+
+
+def release(device: Any) -> None:
+    """Let go of a device's bus handle (its last frame stays shown: `persist`); never raises."""
+    interface = getattr(device, "_serial_interface", None)
+    try:
+        if interface is not None:
+            interface.cleanup()
+    except Exception as error:  # a dead bus may fail to close; whoever releases goes on
+        log.debug("closing the OLED's bus failed: %s", error)
+
+
 def open_oled(controller: str, i2c_port: int, i2c_address: int, serial: Any = None) -> Any:
     """The luma device for a 128x64 `controller` ("ssd1306" or "sh1106") on I2C.
 
@@ -57,7 +88,7 @@ def open_oled(controller: str, i2c_port: int, i2c_address: int, serial: Any = No
     where = f"OLED {controller} on I2C bus {i2c_port} at address 0x{i2c_address:02X}"
     try:
         interface = serial if serial is not None else i2c(port=i2c_port, address=i2c_address)
-        device = getattr(drivers, controller)(interface, width=WIDTH, height=HEIGHT)
+        device = without_exit_hook(lambda: getattr(drivers, controller)(interface, width=WIDTH, height=HEIGHT))
     except (LumaError, OSError) as error:
         raise DisplayUnavailable(
             f"{where}: {error}. Check that I2C is enabled (dtparam=i2c_arm=on, /dev/i2c-{i2c_port} exists), "
@@ -72,7 +103,7 @@ def open_dummy() -> Any:
     """luma's dummy device: keeps the last frame in `.image`, for the simulator and tests."""
     from luma.core.device import dummy
 
-    return dummy(width=WIDTH, height=HEIGHT, mode="1")
+    return without_exit_hook(lambda: dummy(width=WIDTH, height=HEIGHT, mode="1"))
 
 
 class FramePusher:
@@ -145,7 +176,7 @@ class FramePusher:
             return False
         try:
             if self._failing and self.reopen is not None:
-                self._close_device()
+                release(self.device)  # else every retry leaks a file descriptor
                 self.device = self.reopen()
             self.device.display(frame)
         except self._bus_errors as error:
@@ -162,15 +193,6 @@ class FramePusher:
         self.pushed += 1
         self._not_before = now + self.min_interval
         return True
-
-    def _close_device(self) -> None:
-        """Release the failed device's bus handle before a reopen (else every retry leaks a file descriptor)."""
-        interface = getattr(self.device, "_serial_interface", None)
-        try:
-            if interface is not None:
-                interface.cleanup()
-        except Exception as error:  # a dead bus may fail to close; the reopen goes on
-            log.debug("closing the OLED's bus failed: %s", error)
 
     def _taken(self, frame: Image.Image) -> None:
         """Drop `frame` from pending unless a newer one was submitted meanwhile."""
