@@ -185,6 +185,13 @@ def simulate(args: argparse.Namespace) -> int:
 
     _, settings = settings_from(args)
     if getattr(args, "script", None) is None:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            print(
+                "gravebox: the simulator needs a terminal; without one, play a script"
+                " (gravebox sim --script FILE) or run the box on fakes (gravebox run --fake)",
+                file=sys.stderr,
+            )
+            return 1
         from box.sim.terminal import play_in_terminal
 
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
