@@ -71,7 +71,7 @@ class BoxLoop:
             for press in self.detector.edge(event):
                 self.box.button(press.button, "short" if press.kind == "repeat" else press.kind, now)
         elif isinstance(event, CardPlaced):
-            self.box.card_placed(event.reader, event.uid, now)
+            self.box.card_placed(event.reader, event.uid, now, event.lying)
         elif isinstance(event, ReaderStatus):
             self.box.reader_status(event.reader, event.online, event.message, now)
         # A lifted card changes nothing in any game: placements are what count.

@@ -245,10 +245,14 @@ class Box:
         else:
             self.menu_press(press, now)
 
-    def card_placed(self, reader: str, uid: bytes, now: float) -> None:
-        """A card laid on a reader (the driver reports each placement once)."""
+    def card_placed(self, reader: str, uid: bytes, now: float, lying: bool = False) -> None:
+        """A card laid on a reader (the driver reports each placement once); `lying`: it was
+        already there when the reader (re)connected."""
         if isinstance(self.overlay, TOOL_SCREENS):  # the self-test and enrolment take raw tags
             self.overlay.card(reader, uid, now)
+            return
+        if lying:  # there before the reader (re)connected: tapped before a power cut or an unplug, not now
+            self.reject(f"Card left on reader {reader}: lift it, tap again", now)
             return
         card = self.tags.lookup(uid)
         if card is None:

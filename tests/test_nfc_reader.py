@@ -144,6 +144,18 @@ def test_a_card_lying_on_the_reader_is_placed_once(uid: bytes) -> None:
     assert script.chip.commands[Command.IN_RELEASE] == 50
 
 
+def test_a_card_already_there_when_the_reader_connects_is_marked_lying() -> None:
+    script = Script()
+    script.chip.place(UID7)
+    events = script.poll()
+    assert events[0].online
+    assert events[1:] == [CardPlaced("left", UID7, lying=True)]
+    script.chip.lift()
+    script.poll(3)
+    script.chip.place(UID7)
+    assert script.poll() == [CardPlaced("left", UID7, lying=False)]
+
+
 def test_a_card_with_ats_in_the_answer_is_read() -> None:
     script = online(Script())
     script.chip.place(UID7, ats=bytes.fromhex("067577810280"))
@@ -224,7 +236,7 @@ def test_unplugging_lifts_the_card_and_names_reader_and_port(error: type[Excepti
     _, events = script.poll_until(ReaderStatus)
     assert events == [
         ReaderStatus("left", True, "reader left: ready on pn532sim://left (PN532 v1.6)"),
-        CardPlaced("left", UID4),
+        CardPlaced("left", UID4, lying=True),  # it lay there through the unplug: not a new tap
     ]
 
 

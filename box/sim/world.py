@@ -88,6 +88,7 @@ class SimulatedBox:
         self.loop = BoxLoop(self.box, self.parts, self.clock)
         for name in self.parts.readers:
             self.polling_until[name] = self.now + POLL_WINDOW
+        self.next_poll = self.now  # the readers are polled as the box starts, as on a Pi
         self.advance(0.0)
 
     def restart(self) -> None:

@@ -61,10 +61,15 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class CardPlaced:
-    """A card appeared on the reader (once, however long it lies there)."""
+    """A card appeared on the reader (once, however long it lies there).
+
+    `lying` is true when the card was already there as the reader (re)connected:
+    left on it through a restart or an unplug, rather than laid on it just now.
+    """
 
     reader: str
     uid: bytes
+    lying: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,13 +145,14 @@ class Pn532Reader:
         """Run one poll cycle at time ``now`` (seconds, monotonic) and return what changed."""
         events: list[ReaderEvent] = []
         try:
-            if not self._ready:
+            connecting = not self._ready
+            if connecting:
                 if now < self._retry_at:
                     return events
                 version = self._connect()
                 self._ready, self._failed_connects = True, 0
                 events += self._report(True, f"reader {self.name}: ready on {self.port} ({version})")
-            events += self._scan()
+            events += self._scan(connecting)
         except _Offline as problem:
             events += self._go_offline(now, str(problem))
         return events
@@ -206,20 +212,20 @@ class Pn532Reader:
 
     # --- polling ----------------------------------------------------------------------
 
-    def _scan(self) -> list[ReaderEvent]:
+    def _scan(self, connecting: bool) -> list[ReaderEvent]:
         uid = self._exchange(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, parse_target_uid)
         if uid is None:
             return self._missed()
         self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)
-        return self._seen(uid)
+        return self._seen(uid, lying=connecting)
 
-    def _seen(self, uid: bytes) -> list[ReaderEvent]:
+    def _seen(self, uid: bytes, lying: bool) -> list[ReaderEvent]:
         self._misses = 0
         if uid == self._card:
             return []
         events: list[ReaderEvent] = [] if self._card is None else [CardLifted(self.name, self._card)]
         self._card = uid
-        return [*events, CardPlaced(self.name, uid)]
+        return [*events, CardPlaced(self.name, uid, lying)]
 
     def _missed(self) -> list[ReaderEvent]:
         if self._card is None:
