@@ -9,7 +9,7 @@
 [ReaderStatus(reader='left', online=True, message='reader left: ready on pn532sim://doc-left (PN532 v1.6)')]
 >>> sim_chip("doc-left").place(bytes.fromhex("04a1b2c3"))
 >>> reader.poll(now=0.05)
-[CardPlaced(reader='left', uid=b'\\x04\\xa1\\xb2\\xc3')]
+[CardPlaced(reader='left', uid=b'\\x04\\xa1\\xb2\\xc3', lying=False)]
 >>> reader.poll(now=0.1)
 []
 >>> reader.close(); forget_sim_chips()
