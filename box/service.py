@@ -26,7 +26,7 @@ from typing import Any
 from box.cards import Deck
 from box.enrolment import Enrolment
 from box.games import GAMES, rules_for
-from box.games.base import READERS, Action, Press, Rejected, Roll, Setup, Sound, Tap, View
+from box.games.base import READERS, Action, Chug, Countdown, Press, Rejected, Roll, Setup, Sound, Tap, View
 from box.journal import Journal, JournalDamaged
 from box.menu import Choice, Menu, window
 from box.selftest import SelfTest
@@ -295,12 +295,12 @@ class Box:
             return
         self.notice, self.flash = "", None
         self.sounds.extend(result.sounds)
-        if result.timer == "chug":
+        if isinstance(result.timer, Chug):
             self.overlay = TimerScreen(self.timer)
             self.overlay.start_chug(now)
-        elif result.timer and result.timer.startswith("countdown:"):
+        elif isinstance(result.timer, Countdown):
             self.overlay = TimerScreen(self.timer)
-            self.overlay.start_countdown(int(result.timer.split(":", 1)[1]), now)
+            self.overlay.start_countdown(result.timer.seconds, now)
 
     def roll(self, now: float) -> None:
         """ROLL: the game's dice when it wants them, else the free dice tool."""

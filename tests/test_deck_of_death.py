@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from box.games.base import Press, Rejected, Roll, Setup, Sound, Step, Tap
+from box.games.base import Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap
 from box.games.deck_of_death import RULES
 from box.games.deck_of_death.state import Placed, Token
 
@@ -186,7 +186,7 @@ def test_on_the_sixth_turn_the_way_out_is_forced_with_a_chug_then_the_roll_moves
     state = play(inside(5), OK)
     assert state.phase == "force" and not RULES.wants_roll(state)
     result = RULES.apply(state, OK)
-    assert isinstance(result, Step) and result.timer == "chug"
+    assert isinstance(result, Step) and result.timer == Chug()
     state = result.state
     data = dump(state)
     assert data["positions"]["Ann"] == {"ring": "outer", "space": 4}

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from box.games.base import READERS, Press, Rejected, Roll, Setup, Step, Tap
+from box.games.base import READERS, Chug, Press, Rejected, Roll, Setup, Step, Tap
 from box.games.deck_of_death import RULES
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
@@ -127,7 +127,7 @@ def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and
             seen.add(state.phase)
             if state.token.ring == "inner":
                 seen.add("inside")
-            if result.timer == "chug":
+            if result.timer == Chug():
                 seen.add("chug")
     data = check(state)
     assert data["lockout"]

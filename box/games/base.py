@@ -17,8 +17,8 @@ game.
 Example, a one-action game:
 
 >>> step = Step(state=1, sounds=(Sound.RIGHT,))
->>> step.sounds
-('right',)
+>>> step.sounds == ('right',)
+True
 """
 
 from __future__ import annotations
@@ -28,24 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from box.cards import Deck
-
-BUTTONS = ("up", "down", "ok", "back", "roll")
-READERS = ("left", "middle", "right")
-
-
-class Sound:
-    """Named sounds a game may ask for; the buzzer port knows how to play each."""
-
-    RIGHT = "right"
-    WRONG = "wrong"
-    COLUMN = "column"  # a column completed (fanfare)
-    LAP = "lap"  # lap alarm: everyone drinks
-    TICK = "tick"  # shot timer, last seconds
-    END = "end"  # shot timer at zero
-    DICE = "dice"
-    FANFARE = "fanfare"  # a win
-    CLICK = "click"  # a cursor move or a confirmation
-    ERROR = "error"  # a rejected input
+from box.words import BUTTONS as BUTTONS
+from box.words import READERS as READERS
+from box.words import Sound as Sound
 
 
 @dataclass(frozen=True)
@@ -91,16 +76,30 @@ class View:
 
 
 @dataclass(frozen=True)
+class Chug:
+    """Ask the box's shot timer for the chug stopwatch."""
+
+
+@dataclass(frozen=True)
+class Countdown:
+    """Ask the box's shot timer for a countdown of `seconds`."""
+
+    seconds: int
+
+
+TimerRequest = Chug | Countdown
+
+
+@dataclass(frozen=True)
 class Step:
     """An accepted action: the new state and what the box should do about it.
 
-    `timer` asks the service's shot timer to start: "chug" (the stopwatch) or
-    "countdown:<seconds>".
+    `timer` asks the box's shot timer to start (`Chug()` or `Countdown(30)`).
     """
 
     state: Any
     sounds: tuple[str, ...] = ()
-    timer: str | None = None
+    timer: TimerRequest | None = None
 
 
 @dataclass(frozen=True)

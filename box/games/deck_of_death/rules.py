@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from box.cards import Deck, open_deck
-from box.games.base import Action, Option, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
+from box.games.base import Action, Chug, Option, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.deck_of_death import state as S
 from box.games.deck_of_death.board import Board, load_board
 from box.games.deck_of_death.cards import COLUMNS, parse_card
@@ -294,7 +294,7 @@ class DeckOfDeath:
         moved, skipped = _drink(moved, (player,), FORCED_EXIT_DRINKS)
         if skipped:
             return Step(replace(moved, notice=f"Immune: out free to {out.space}"), (Sound.RIGHT,))
-        return Step(replace(moved, notice=f"Chug! Then roll from {out.space}"), (Sound.END,), timer="chug")
+        return Step(replace(moved, notice=f"Chug! Then roll from {out.space}"), (Sound.END,), timer=Chug())
 
     def _move(self, state: State, dice: tuple[int, int]) -> Step | Rejected:
         """The roll phase's throw: move, count laps, take arrows, then the landing space."""
