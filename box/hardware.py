@@ -145,11 +145,15 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
 
 
 def serial_opener(baudrate: int) -> Callable[[str], Any]:
-    """Open a reader's serial device at the pin map's speed, with a short read timeout."""
+    """Open a reader's serial device at the pin map's speed, with a short read timeout.
+
+    Exclusive: a second program (a self-test beside the running service) is refused the port
+    instead of sharing it and garbling both; the reader reports it as in use.
+    """
 
     def open_port(port: str) -> Any:
         import serial
 
-        return serial.serial_for_url(port, baudrate=baudrate, timeout=0.02, write_timeout=0.2)
+        return serial.serial_for_url(port, baudrate=baudrate, timeout=0.02, write_timeout=0.2, exclusive=True)
 
     return open_port

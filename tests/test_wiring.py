@@ -91,7 +91,7 @@ def test_boot_config_turns_on_fast_i2c_and_exactly_the_readers_uarts(model: str)
 
 
 UDEV_RULE = re.compile(
-    r'^SUBSYSTEM=="tty", (?P<match>\S+=="[^"]+"), SYMLINK\+="(?P<name>gravebox-\w+)", GROUP="dialout", MODE="0660"$'
+    r'^SUBSYSTEM=="tty", (?P<match>\S+=="[^"]+"), SYMLINK\+="(?P<name>gravebox-\w+)", GROUP="dialout", MODE="0660", ENV\{ID_MM_DEVICE_IGNORE\}="1"$'
 )
 
 

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import termios
 import threading
@@ -54,6 +55,8 @@ ATTEMPTS = 2
 WAKE_ATTEMPTS = 3
 """Wake-up + SAMConfiguration tries on connect: a sleeping chip may lose the first ones."""
 SERIAL_ERRORS = (OSError, serial.SerialException, termios.error)
+# A port another program holds: pyserial's exclusive=True lock (EAGAIN, EWOULDBLOCK) or EBUSY.
+PORT_BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY})
 """What a serial call raises when the device vanishes (pyserial may raise a bare termios.error)."""
 
 T = TypeVar("T")
@@ -176,6 +179,8 @@ class Pn532Reader:
         except ValueError as error:
             raise _Offline(f"reader {self.name}: cannot open {self.port} ({error}): check the port name") from error
         except SERIAL_ERRORS as error:
+            if getattr(error, "errno", None) in PORT_BUSY:
+                raise _Offline(self._busy_message()) from error
             raise _Offline(self._unplugged_message()) from error
         for _ in range(WAKE_ATTEMPTS):
             self._write(WAKE_UP)
@@ -206,6 +211,12 @@ class Pn532Reader:
         self._reported = (online, message)
         logger.log(logging.INFO if online else logging.WARNING, "%s", message)
         return [ReaderStatus(self.name, online, message)]
+
+    def _busy_message(self) -> str:
+        return (
+            f"reader {self.name}: {self.port} is in use by another program (the running box?): "
+            "stop it first (sudo systemctl stop gravebox) or use the box's own menu"
+        )
 
     def _unplugged_message(self) -> str:
         return f"reader {self.name}: unplugged ({self.port}): check its cable"
