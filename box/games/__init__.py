@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from box.games.base import Rules
 
@@ -18,6 +19,6 @@ GAMES: dict[str, str] = {
 }
 
 
-def rules_for(name: str) -> Rules:
+def rules_for(name: str) -> Rules[Any]:
     """The `RULES` of a game by its canonical name; KeyError for an unknown name."""
     return importlib.import_module(GAMES[name]).RULES

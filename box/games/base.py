@@ -25,13 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
 
 from box.cards import Deck
 from box.words import BUTTONS as BUTTONS
 from box.words import READERS as READERS
 from box.words import Sound as Sound
 
+S = TypeVar("S")  # a game's state type
 
 @dataclass(frozen=True)
 class Press:
@@ -91,13 +93,13 @@ TimerRequest = Chug | Countdown
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(Generic[S]):
     """An accepted action: the new state and what the box should do about it.
 
     `timer` asks the box's shot timer to start (`Chug()` or `Countdown(30)`).
     """
 
-    state: Any
+    state: S
     sounds: tuple[str, ...] = ()
     timer: TimerRequest | None = None
 
@@ -147,8 +149,8 @@ class Setup:
     options: Mapping[str, str] = field(default_factory=dict)
 
 
-class Rules(Protocol):
-    """What the service needs of a game module's `RULES`."""
+class Rules(Protocol[S]):
+    """What the box needs of a game package's `RULES`; `S` is the game's state type."""
 
     name: str  # "deadlines", "dead-set", "dead-fellas", "deck-of-death"
     title: str  # as shown in the menu
@@ -156,20 +158,23 @@ class Rules(Protocol):
     max_players: int
     options: tuple[Option, ...]
 
-    def load_deck(self, directory: Any = None) -> Deck:
+    def load_deck(self, directory: Path | str | None = None) -> Deck:
         """The game's deck from `<directory>/<name>.csv`, or the built-in one."""
 
-    def new(self, setup: Setup, deck: Deck) -> Any:
+    def new(self, setup: Setup, deck: Deck) -> S:
         """The first state of a game; options are already validated and complete."""
 
-    def apply(self, state: Any, action: Action) -> Step | Rejected:
+    def apply(self, state: S, action: Action) -> Step[S] | Rejected:
         """The pure transition."""
 
-    def wants_roll(self, state: Any) -> bool:
+    def wants_roll(self, state: S) -> bool:
         """True while the next ROLL press throws the game's own dice."""
 
-    def view(self, state: Any) -> View:
+    def is_over(self, state: S) -> bool:
+        """True once the game has ended (it then accepts nothing but scrolling)."""
+
+    def view(self, state: S) -> View:
         """The screen for this state."""
 
-    def dump(self, state: Any) -> dict[str, Any]:
+    def dump(self, state: S) -> dict[str, Any]:
         """JSON-ready keys: `current_player`, `over`, `winners` and the game's own keys."""

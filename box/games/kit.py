@@ -1,0 +1,142 @@
+"""The games' building blocks: one list with a cursor, one window, text fitting, small helpers.
+
+Every list on the box behaves the same way (`Picker`): UP moves the cursor one line up, DOWN one
+line down, and both **wrap round** at the ends (UP on the first line goes to the last), so a long
+list is never a dead end and a two-line question toggles. A cursor left past the end of a list
+that shrank stands on its last line. Read-only pages (rules, scores) have no cursor: they scroll
+by their top line and stop at the ends (`scroll`).
+
+The layout constants come from `box.words` (21 characters a line, 5 text lines).
+
+>>> picker = Picker(("Whack", "Draw a card", "Recruit a Mook"))
+>>> picker.move("up").cursor, picker.move("down").move("down").move("down").cursor
+(2, 0)
+>>> fit("Fuhgeddaboutit and friends", 20)
+'Fuhgeddaboutit and~'
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from box.games.base import Option
+from box.words import LINE_CHARS, TEXT_LINES
+
+T = TypeVar("T")
+
+MOVES = {"up": -1, "down": 1}  # the buttons that move a cursor, and which way
+
+
+@dataclass(frozen=True)
+class Picker:
+    """A list of labels with a cursor, moved by UP/DOWN with wrap-round (see the module's doc).
+
+    >>> Picker(("Yes", "No"), cursor=5).cursor  # the list shrank under the cursor
+    1
+    >>> Picker(tuple("abcdefg"), 6).lines()
+    (('c', 'd', 'e', 'f', 'g'), 4)
+    """
+
+    labels: tuple[str, ...]
+    cursor: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cursor", max(0, min(self.cursor, len(self.labels) - 1)))
+
+    def move(self, button: str) -> Picker:
+        """The picker after UP or DOWN (wrapping round); any other button, or an empty list, moves nothing."""
+        return Picker(self.labels, moved(self.cursor, len(self.labels), button))
+
+    def lines(self, size: int = TEXT_LINES) -> tuple[tuple[str, ...], int]:
+        """The labels fitted to a line, `size` of them around the cursor, and the cursor's line among them."""
+        return window(tuple(fit(label) for label in self.labels), self.cursor, size)
+
+
+def moved(cursor: int, count: int, button: str) -> int:
+    """The cursor after UP/DOWN on a list of `count` lines: one line, wrapping round at the ends.
+
+    The rule of every `Picker`, for the lists whose lines a game computes (an insertion mark's
+    positions, a column of targets). Any other button, or an empty list, leaves it where it is.
+
+    >>> moved(0, 3, "up"), moved(2, 3, "down"), moved(1, 3, "ok")
+    (2, 0, 1)
+    """
+    if count <= 0 or button not in MOVES:
+        return cursor
+    return (cursor + MOVES[button]) % count
+
+
+def window(lines: Sequence[str], cursor: int, size: int = TEXT_LINES) -> tuple[tuple[str, ...], int]:
+    """The `size` lines around `cursor` (kept in the middle where it can be), and its index among them.
+
+    >>> window([str(n) for n in range(10)], 7, size=3)
+    (('6', '7', '8'), 1)
+    >>> window(["a", "b"], 1)
+    (('a', 'b'), 1)
+    """
+    start = min(max(0, cursor - size // 2), max(0, len(lines) - size))
+    return tuple(lines[start : start + size]), cursor - start
+
+
+def scroll(top: int, button: str, count: int, size: int = TEXT_LINES) -> int | None:
+    """A page's new top line after UP/DOWN, or None at its ends (a page has no cursor, so it stops).
+
+    >>> scroll(0, "down", 7), scroll(2, "down", 7), scroll(0, "up", 7)
+    (1, None, None)
+    """
+    moved = top + MOVES.get(button, 0)
+    return moved if moved != top and 0 <= moved <= max(0, count - size) else None
+
+
+def fit(text: str, width: int = LINE_CHARS) -> str:
+    """`text` cut to `width` characters at a word boundary, with '~' where it was cut.
+
+    A word that would leave less than half the width is cut inside instead.
+
+    >>> fit("Albert Einstein"), fit("Leonardo da Vinci", 14), fit("Annabelle-Marie", 8)
+    ('Albert Einstein', 'Leonardo da~', 'Annabel~')
+    """
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ")
+    if text[width - 1] != " " and space >= width // 2:
+        head = head[:space]
+    return head.rstrip() + "~"
+
+
+def wrap(text: str, most: int = TEXT_LINES, width: int = LINE_CHARS) -> tuple[str, ...]:
+    """`text` broken at spaces into at most `most` lines of `width` characters.
+
+    >>> wrap("Cancel the last play made by anyone at the table", 2)
+    ('Cancel the last play', 'made by anyone at the')
+    """
+    return tuple(textwrap.wrap(text, width)[:most])
+
+
+def set_at(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """A copy of `values` with `values[index]` replaced by `value`.
+
+    >>> set_at((0, 0, 0), 1, 5)
+    (0, 5, 0)
+    """
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def read_options(options: Sequence[Option], given: Mapping[str, str]) -> dict[str, str]:
+    """Every option's canonical value: `given`'s where set, else the default; ValueError names a bad one.
+
+    >>> read_options((Option("ties", "Ties", "either", ("either", "strict")),), {})
+    {'ties': 'either'}
+    >>> read_options((), {"colour": "red"})
+    Traceback (most recent call last):
+    ValueError: unknown option 'colour'; options are none
+    """
+    known = {option.key: option for option in options}
+    for key in given:
+        if key not in known:
+            raise ValueError(f"unknown option {key!r}; options are {', '.join(known) or 'none'}")
+    return {key: option.parse(given.get(key, option.default)) for key, option in known.items()}
