@@ -8,7 +8,8 @@ import pytest
 
 from box.cards import Deck
 from box.games.base import Press, Rejected, Roll, Setup, Sound, Step, Tap
-from box.games.dead_set import RULES, Phase, State
+from box.games.dead_set import RULES
+from box.games.dead_set.state import Phase, State
 
 # Ages chosen so totals are easy to follow: the id says the age.
 AGES = {

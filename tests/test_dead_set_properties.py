@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import copy
-import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from box.cards import Deck
 from box.games.base import BUTTONS, READERS, Press, Rejected, Roll, Setup, Step, Tap
-from box.games.dead_set import BUST_OVER, RULES, Phase, State
+from box.games.dead_set import RULES
+from box.games.dead_set.invariants import check, check_step
+from box.games.dead_set.state import Phase, State
 
 AGES = [3, 15, 22, 27, 27, 33, 36, 40, 45, 52, 56, 60, 64, 69, 71, 77, 80, 84, 88, 90, 95, 99, 101, 122]
 DECK = Deck(
@@ -59,54 +60,11 @@ def anything(data: st.DataObject):
     )
 
 
-def check_invariants(state: State) -> None:
-    target = state.house.target
-    counts = [len(cards) for cards in state.owned]
-    owned = [card for cards in state.owned for card in cards]
-    taken = [card for cards in state.taken for card in cards]
-    assert len(owned) == len(set(owned)), "a card is owned twice"
-    assert len(taken) == len(set(taken)), "a card was taken twice this round"
-    for seat, cards in enumerate(state.taken):
-        kept = state.results[seat] is not None and not state.results[seat].bust and state.phase is not Phase.PLAY
-        overlap = set(cards) & set(owned)
-        assert overlap == (set(cards) if kept else set()), "a round's card is owned before it was kept"
-    if state.phase is Phase.OVER:
-        assert counts[state.winner] >= target
-        assert all(count < target for seat, count in enumerate(counts) if seat != state.winner)
-    else:
-        assert all(count < target for count in counts), "the game went on past the target"
-    for result in state.results:
-        if result is not None:
-            assert result.bust == (result.total > BUST_OVER)
-    dumped = RULES.dump(state)
-    assert json.loads(json.dumps(dumped)) == dumped
-    assert dumped["over"] == (state.phase is Phase.OVER)
-    screen = RULES.view(state)
-    assert len(screen.title) <= 21 and len(screen.lines) <= 5
-    assert all(len(line) <= 21 for line in screen.lines)
-
-
-def check_growth(before: State, after: State) -> None:
-    """Owned cards only grow: by a round's cards kept (total <= 200) or one bonus card."""
-    for seat, (old, new) in enumerate(zip(before.owned, after.owned, strict=True)):
-        assert new[: len(old)] == old, "an owned card was lost"
-        gained = new[len(old) :]
-        if not gained:
-            continue
-        result = after.results[seat]
-        if set(gained) == set(before.taken[seat]) and len(gained) == len(before.taken[seat]):
-            assert not result.bust and result.total <= BUST_OVER
-            assert result.total == sum(DECK[card] for card in gained)
-        else:
-            assert len(gained) == 1 and gained[0] not in before.taken[seat], "a gain is neither kept nor bonus"
-            assert result.bonus == (before.results[seat].bonus if before.results[seat] else 0) + 1
-
-
 @settings(max_examples=200, deadline=None)
 @given(setup=setups, data=st.data())
 def test_random_games_keep_the_invariants(setup: Setup, data: st.DataObject):
     state = RULES.new(setup, DECK)
-    check_invariants(state)
+    check(state)
     for _ in range(data.draw(st.integers(10, 250))):
         action = anything(data) if data.draw(st.integers(0, 4)) == 0 else sensible(state, data)
         before = copy.deepcopy(state)
@@ -116,11 +74,11 @@ def test_random_games_keep_the_invariants(setup: Setup, data: st.DataObject):
             assert answer.reason and len(answer.reason) <= 40
             continue
         assert isinstance(answer, Step)
-        check_growth(state, answer.state)
+        check_step(state, action, answer.state)
         if before.phase is not Phase.OVER and answer.state.phase is Phase.OVER:
             assert "fanfare" in answer.sounds
         state = answer.state
-        check_invariants(state)
+        check(state)
 
 
 @settings(max_examples=60, deadline=None)
