@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from box.games.deadlines.dates import (
+from box.games.deadlines.cards import (
     DAY,
     LifeSpan,
     PartialDate,

@@ -10,7 +10,7 @@ import pytest
 from box.cards import BUILTIN_DIR
 from box.errors import DeckError
 from box.games.deadlines import RULES
-from box.games.deadlines.dates import DAY, MONTH, YEAR, PartialDate, compare, compare_spans, parse_date, parse_span
+from box.games.deadlines.cards import DAY, MONTH, YEAR, PartialDate, compare, compare_spans, parse_date, parse_span
 
 DECK = RULES.load_deck()
 HEADER = "id,name,born,died,lifespan,cause,special,keywords\n"

@@ -8,18 +8,13 @@ the dump JSON-ready and the screen within 5 lines of 21 characters.
 
 from __future__ import annotations
 
-import json
-from itertools import pairwise
-
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from box.games.base import BUTTONS, READERS, Press, Rejected, Roll, Setup, Step, Tap
 from box.games.deadlines import RULES
-from box.games.deadlines.dates import compare, compare_spans
+from box.games.deadlines.invariants import REWARD_PHASES, check, check_step, right_positions
 from box.games.deadlines.state import (
-    COLUMNS,
-    PENALTY_LIMIT,
     READER_COLUMN,
     Attempting,
     Drawing,
@@ -28,14 +23,12 @@ from box.games.deadlines.state import (
     Guessing,
     Judging,
     Placing,
-    Revealing,
     Rewarding,
     Targeting,
 )
 
 DECK = RULES.load_deck()
 CARDS = tuple(DECK.cards)
-REWARD_PHASES = (Judging, Rewarding, Targeting)
 
 options = st.fixed_dictionaries(
     {
@@ -46,29 +39,6 @@ options = st.fixed_dictionaries(
         "reward": st.sampled_from(("one", "both")),
     }
 )
-
-
-def order(game: Game, column: int, first: str, second: str) -> int:
-    """The test's own reading of the card data: -1, 0 or 1."""
-    a, b = DECK[first], DECK[second]
-    if column == 1:
-        return compare_spans(a.lifespan, b.lifespan)
-    return compare(a.born, b.born) if column == 0 else compare(a.died, b.died)
-
-
-def may_follow(game: Game, column: int, first: str, second: str) -> bool:
-    result = order(game, column, first, second)
-    return result < 0 or (result == 0 and game.options.ties == "either")
-
-
-def right_positions(game: Game, phase: Placing) -> list[int]:
-    cards = game.columns[phase.column]
-    return [
-        position
-        for position in range(len(cards) + 1)
-        if (position == 0 or may_follow(game, phase.column, cards[position - 1], phase.card))
-        and (position == len(cards) or may_follow(game, phase.column, phase.card, cards[position]))
-    ]
 
 
 def guided(game: Game, data: st.DataObject):
@@ -102,48 +72,6 @@ def snapshot(game: Game):
     return RULES.dump(game), game.phase, game.used, game.notice, game.turn, game.team_penalties
 
 
-def check_invariants(game: Game) -> None:
-    size = game.options.column_size
-    placed = [card for cards in game.columns for card in cards]
-    assert len(placed) == len(set(placed))
-    assert set(placed) <= game.used
-    for column, cards in enumerate(game.columns):
-        assert len(cards) <= size
-        assert all(may_follow(game, column, a, b) for a, b in pairwise(cards))
-    dump = RULES.dump(game)
-    json.dumps(dump)
-    assert dump["closed"] == [name for name, cards in zip(COLUMNS, game.columns) if len(cards) == size]
-    assert all(count >= 0 for count in game.penalties)
-    all_closed = len(dump["closed"]) == 3
-    survivors = [p for p in range(len(game.players)) if p not in game.eliminated]
-    if game.options.cooperative:
-        ended = game.team_penalties >= PENALTY_LIMIT or all_closed
-    elif game.options.eliminating:
-        ended = not survivors or (len(game.players) > 1 and len(survivors) == 1) or all_closed
-        assert all(game.penalties[p] >= PENALTY_LIMIT for p in game.eliminated)
-        assert all(game.penalties[p] < PENALTY_LIMIT for p in survivors)
-    else:
-        ended = all_closed
-    if isinstance(game.phase, REWARD_PHASES):  # the reward of the last card is settled before the end
-        assert not ended or all_closed
-    else:
-        assert ended == isinstance(game.phase, Finished | Guessing | Revealing)
-    assert dump["over"] == isinstance(game.phase, Finished)
-    if isinstance(game.phase, Finished) and not game.options.cooperative and game.winners:
-        assert set(dump["winners"]) <= {game.players[p] for p in survivors}
-        if all_closed and len(survivors) > 1:
-            fewest = min(game.penalties[p] for p in survivors)
-            assert all(dump["penalties"][name] == fewest for name in dump["winners"])
-    if dump["current_player"] is not None and not isinstance(game.phase, Guessing):
-        assert game.players.index(dump["current_player"]) not in game.eliminated
-    view = RULES.view(game)
-    assert len(view.title) <= 21
-    assert len(view.lines) <= 5
-    assert all(len(line) <= 21 for line in view.lines)
-    assert view.cursor is None or 0 <= view.cursor < len(view.lines)
-    assert RULES.wants_roll(game) is False
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(options, st.integers(1, 5), st.data())
 def test_random_games_keep_the_invariants(chosen, players, data):
@@ -167,6 +95,7 @@ def test_random_games_keep_the_invariants(chosen, players, data):
             continue
         assert isinstance(result, Step)
         after = result.state
+        check_step(game, action, after)
         delta = [new - old for new, old in zip(after.penalties, game.penalties)]
         if isinstance(phase, Placing) and action in (Press("ok"), Press("ok", True)):
             right = phase.position in right_positions(game, phase)
@@ -183,7 +112,7 @@ def test_random_games_keep_the_invariants(chosen, players, data):
             assert delta == [0] * players
             assert after.team_penalties == game.team_penalties
         game = after
-        check_invariants(game)
+        check(game)
         if game.options.cooperative:
             assert game.penalties == tuple(wrong)
             assert game.team_penalties == team

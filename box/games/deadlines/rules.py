@@ -1,19 +1,24 @@
 """Deadlines' transitions: (state, action) -> Step or Rejected, pure and total.
 
-One handler per phase; each answers every action, so an input the phase does
+One handler per phase (`PHASES`); each answers every action, so an input the phase does
 not expect is rejected with a reason and the state stays as it was.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
-from box.games.base import Action, Press, Rejected, Roll, Sound, Step, Tap
-from box.games.deadlines.cards import OLDEST_AGE
-from box.games.deadlines.dates import compare, compare_spans
+from box.cards import Deck
+from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
+from box.games.deadlines import cards, screens
+from box.games.deadlines.cards import OLDEST_AGE, compare, compare_spans
 from box.games.deadlines.state import (
     COLUMN_LABELS,
     FIRST_GUESS,
+    OPTIONS,
     PENALTY_LIMIT,
     READER_COLUMN,
     Attempting,
@@ -22,15 +27,19 @@ from box.games.deadlines.state import (
     Game,
     Guessing,
     Judging,
+    Options,
     Placing,
     Revealing,
     Rewarding,
     Starting,
     Targeting,
+    dump,
     value_of,
 )
+from box.games.kit import moved, set_at
 
-Result = Step | Rejected
+Result = Step[Game] | Rejected
+Handler = Callable[[Game, Action], Result]
 
 
 def apply(game: Game, action: Action) -> Result:
@@ -39,8 +48,7 @@ def apply(game: Game, action: Action) -> Result:
         return Rejected("Deadlines uses no dice")
     if isinstance(action, Tap) and (action.card not in game.deck or action.reader not in READER_COLUMN):
         return Rejected("Not a Deadlines card or reader")  # the service filters these: a safety net
-    handler = _HANDLERS[type(game.phase)]
-    return handler(game, action)
+    return PHASES[type(game.phase)](game, action)
 
 
 # --- setup -------------------------------------------------------------------
@@ -109,9 +117,7 @@ def _placing_step(game: Game, action: Action) -> Result:
     if isinstance(action, Tap):
         return Rejected("Place the card: UP/DOWN, OK")
     if action.button in ("up", "down"):
-        position = phase.position + (-1 if action.button == "up" else 1)
-        if not 0 <= position <= len(game.columns[phase.column]):
-            return Rejected(f"Already at the {'top' if action.button == 'up' else 'bottom'}")
+        position = moved(phase.position, len(game.columns[phase.column]) + 1, action.button)
         return Step(replace(game, phase=replace(phase, position=position)), (Sound.CLICK,))
     if action.button == "ok":
         return _reveal(game, phase)
@@ -362,29 +368,25 @@ def _finished(game: Game, action: Action) -> Result:
 
 
 def _move_choice(game: Game, phase: Attempting | Judging | Rewarding | Targeting, button: str, count: int) -> Result:
-    """Move a menu cursor one line; refuse to go past the ends."""
-    choice = phase.choice + (-1 if button == "up" else 1)
-    if not 0 <= choice < count:
-        return Rejected(f"Already at the {'top' if button == 'up' else 'bottom'}")
-    return Step(replace(game, phase=replace(phase, choice=choice)), (Sound.CLICK,))
+    """Move a question's cursor one line (the kit's rule: wrapping round at the ends)."""
+    return Step(replace(game, phase=replace(phase, choice=moved(phase.choice, count, button))), (Sound.CLICK,))
 
 
 def _with_card(game: Game, column: int, position: int, card: str) -> Game:
-    cards = game.columns[column]
-    columns = list(game.columns)
-    columns[column] = (*cards[:position], card, *cards[position:])
-    return replace(game, columns=tuple(columns), used=game.used | {card})
+    held = game.columns[column]
+    columns = set_at(game.columns, column, (*held[:position], card, *held[position:]))
+    return replace(game, columns=columns, used=game.used | {card})
 
 
 def _changed(counts: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
-    return tuple(count + delta if seat == index else count for seat, count in enumerate(counts))
+    return set_at(counts, index, counts[index] + delta)
 
 
 def _already_played(game: Game, card: str) -> Rejected:
     return Rejected(f"{game.name(card)} is already in play")
 
 
-_HANDLERS = {
+PHASES: dict[type, Handler] = {
     Starting: _starting,
     Drawing: _drawing,
     Attempting: _attempting,
@@ -396,3 +398,43 @@ _HANDLERS = {
     Revealing: _revealing,
     Finished: _finished,
 }
+
+
+class DeadlinesRules:
+    """Deadlines for the box (rulebook: shared/rules/deadlines.txt, RULINGS section Deadlines)."""
+
+    name = cards.NAME
+    title = "Deadlines"
+    min_players = 1
+    max_players = 10
+    options = OPTIONS
+
+    def load_deck(self, directory: Path | str | None = None) -> Deck:
+        return cards.load_deck(directory)
+
+    def new(self, setup: Setup, deck: Deck) -> Game:
+        return Game(
+            deck=deck,
+            players=tuple(setup.players),
+            options=Options.from_mapping(setup.options),
+            phase=Starting(),
+            penalties=(0,) * len(setup.players),
+        )
+
+    def apply(self, state: Game, action: Action) -> Result:
+        return apply(state, action)
+
+    def wants_roll(self, state: Game) -> bool:
+        return False
+
+    def is_over(self, state: Game) -> bool:
+        return isinstance(state.phase, Finished)
+
+    def view(self, state: Game) -> View:
+        return screens.view(state)
+
+    def dump(self, state: Game) -> dict[str, Any]:
+        return dump(state)
+
+
+RULES = DeadlinesRules()

@@ -1,6 +1,9 @@
-"""What the OLED shows in each phase of Deadlines: a title and at most five lines of ~21 characters."""
+"""What the OLED shows in each phase of Deadlines: a title and at most five lines of 21 characters."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from box.games.base import View
 from box.games.deadlines.state import (
@@ -20,50 +23,27 @@ from box.games.deadlines.state import (
     Targeting,
     value_of,
 )
+from box.games.kit import fit, window, wrap
+from box.words import LINE_CHARS, TEXT_LINES
 
-WIDTH = 21
-LINES = 5
 INSERT_MARK = "----- here -----"
 _READER_OF = {column: reader for reader, column in READER_COLUMN.items()}
 
 
 def view(game: Game) -> View:
     """The screen for `game`'s phase; `notice` carries the last result."""
-    phase = game.phase
-    if isinstance(phase, Starting):
-        lines = tuple(
-            _card_line(game.name(cards[0]), str(value_of(game.card(cards[0]), column)))
-            if cards
-            else f"{COLUMN_LABELS[column]}: tap {_READER_OF[column]}"
-            for column, cards in enumerate(game.columns)
-        )
-        return View("Starting cards", lines, notice=game.notice)
-    if isinstance(phase, Drawing):
-        return _drawing(game, phase)
-    if isinstance(phase, Attempting):
-        title = _cut(f"Special: {game.name(phase.card)}")
-        return View(title, ("Guess cause of death?", "Yes, I guess", "No"), cursor=1 + phase.choice)
-    if isinstance(phase, Placing):
-        return _placing(game, phase)
-    if isinstance(phase, Judging):
-        keywords = _wrap(", ".join(game.card(phase.card).keywords), 3)
-        return View(
-            "Judge: keyword said?", (*keywords, "Yes", "No"), cursor=len(keywords) + phase.choice, notice=game.notice
-        )
-    if isinstance(phase, Rewarding):
-        return View(
-            "Reward: choose one", ("Drop my penalty", "Give a penalty"), cursor=phase.choice, notice=game.notice
-        )
-    if isinstance(phase, Targeting):
-        names = tuple(f"{game.players[p]} ({game.penalties[p]})" for p in phase.targets)
-        return _window("Penalty for whom?", names, phase.choice, game.notice)
-    if isinstance(phase, Guessing):
-        return _guessing(game, phase)
-    if isinstance(phase, Revealing):
-        guesses = tuple(f"{game.players[p]}: {g}y" for p, g in zip(phase.tied, phase.guesses))
-        return View("Death match", ("Tap the centre card", *guesses)[:LINES], notice=game.notice)
-    assert isinstance(phase, Finished)
-    return View("Game over", _final_lines(game), notice=game.notice)
+    screen: Callable[[Game, Any], View] = SCREENS[type(game.phase)]
+    return screen(game, game.phase)
+
+
+def _starting(game: Game, phase: Starting) -> View:
+    lines = tuple(
+        _card_line(game.name(cards[0]), str(value_of(game.card(cards[0]), column)))
+        if cards
+        else f"{COLUMN_LABELS[column]}: tap {_READER_OF[column]}"
+        for column, cards in enumerate(game.columns)
+    )
+    return View("Starting cards", lines, notice=game.notice)
 
 
 def _drawing(game: Game, phase: Drawing) -> View:
@@ -77,7 +57,12 @@ def _drawing(game: Game, phase: Drawing) -> View:
         lines.append(f"Your penalties: {game.penalties[game.turn]}")
     if game.options.streak == "may" and phase.placed > 0:
         lines.append("OK: stop here")
-    return View(_cut(f"{game.players[game.turn]}: tap a card"), tuple(lines), notice=game.notice)
+    return View(fit(f"{game.players[game.turn]}: tap a card"), tuple(lines), notice=game.notice)
+
+
+def _attempting(game: Game, phase: Attempting) -> View:
+    title = fit(f"Special: {game.name(phase.card)}")
+    return View(title, ("Guess cause of death?", "Yes, I guess", "No"), cursor=1 + phase.choice)
 
 
 def _placing(game: Game, phase: Placing) -> View:
@@ -85,8 +70,23 @@ def _placing(game: Game, phase: Placing) -> View:
     column = phase.column
     rows = [_card_line(game.name(card), str(value_of(game.card(card), column))) for card in game.columns[column]]
     rows.insert(phase.position, INSERT_MARK)
-    title = _cut(f"{COLUMN_LABELS[column]}: {game.name(phase.card)}")
-    return _window(title, tuple(rows), phase.position, game.notice)
+    return _listing(fit(f"{COLUMN_LABELS[column]}: {game.name(phase.card)}"), rows, phase.position, game.notice)
+
+
+def _judging(game: Game, phase: Judging) -> View:
+    keywords = wrap(", ".join(game.card(phase.card).keywords), 3)
+    return View(
+        "Judge: keyword said?", (*keywords, "Yes", "No"), cursor=len(keywords) + phase.choice, notice=game.notice
+    )
+
+
+def _rewarding(game: Game, phase: Rewarding) -> View:
+    return View("Reward: choose one", ("Drop my penalty", "Give a penalty"), cursor=phase.choice, notice=game.notice)
+
+
+def _targeting(game: Game, phase: Targeting) -> View:
+    names = [fit(f"{game.players[p]} ({game.penalties[p]})") for p in phase.targets]
+    return _listing("Penalty for whom?", names, phase.choice, game.notice)
 
 
 def _guessing(game: Game, phase: Guessing) -> View:
@@ -96,22 +96,42 @@ def _guessing(game: Game, phase: Guessing) -> View:
     return View("Death match", lines, cursor=1, notice=game.notice)
 
 
-def _final_lines(game: Game) -> tuple[str, ...]:
+def _revealing(game: Game, phase: Revealing) -> View:
+    guesses = tuple(f"{game.players[p]}: {g}y" for p, g in zip(phase.tied, phase.guesses))
+    return View("Death match", ("Tap the centre card", *guesses)[:TEXT_LINES], notice=game.notice)
+
+
+def _finished(game: Game, phase: Finished) -> View:
     if game.options.cooperative:
         verdict = "You all win!" if game.winners else "The table loses"
-        return (verdict, f"Team penalties: {game.team_penalties}")
+        return View("Game over", (verdict, f"Team penalties: {game.team_penalties}"), notice=game.notice)
     winners = "Winner: " if len(game.winners) == 1 else "Winners: "
     scores = " ".join(
         f"{name}:{'out' if seat in game.eliminated else count}"
         for seat, (name, count) in enumerate(zip(game.players, game.penalties))
     )
-    return (_cut(winners + ", ".join(game.winners)), *_wrap(scores, LINES - 1))
+    lines = (fit(winners + ", ".join(game.winners)), *wrap(scores, TEXT_LINES - 1))
+    return View("Game over", lines, notice=game.notice)
 
 
-def _window(title: str, rows: tuple[str, ...], cursor: int, notice: str) -> View:
-    """At most five rows around `cursor`, the cursor kept inside the window."""
-    start = max(0, min(cursor - LINES // 2, len(rows) - LINES))
-    return View(title, rows[start : start + LINES], cursor=cursor - start, notice=notice)
+SCREENS: dict[type, Callable[[Game, Any], View]] = {
+    Starting: _starting,
+    Drawing: _drawing,
+    Attempting: _attempting,
+    Placing: _placing,
+    Judging: _judging,
+    Rewarding: _rewarding,
+    Targeting: _targeting,
+    Guessing: _guessing,
+    Revealing: _revealing,
+    Finished: _finished,
+}
+
+
+def _listing(title: str, rows: list[str], cursor: int, notice: str) -> View:
+    """A list longer than the screen: the window of five rows around `cursor`."""
+    lines, line = window(rows, cursor)
+    return View(title, lines, cursor=line, notice=notice)
 
 
 def _card_line(name: str, value: str) -> str:
@@ -122,24 +142,9 @@ def _card_line(name: str, value: str) -> str:
     >>> _card_line("Leonardo da Vinci", "67y 0m")
     'L. d. Vinci    67y 0m'
     """
-    room = WIDTH - len(value) - 1
+    room = LINE_CHARS - len(value) - 1
     *first, last = name.split() or [""]
     for short in (name, " ".join([*(f"{word[0]}." for word in first), last]), last):
         if len(short) <= room:
             break
-    return f"{short[:room]:<{room}} {value}"
-
-
-def _cut(text: str) -> str:
-    return text[:WIDTH]
-
-
-def _wrap(text: str, most: int) -> tuple[str, ...]:
-    """`text` broken at spaces into at most `most` lines of WIDTH characters."""
-    lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= WIDTH:
-            lines[-1] += " " + word
-        else:
-            lines.append(word[:WIDTH])
-    return tuple(lines[:most])
+    return f"{fit(short, room):<{room}} {value}"

@@ -7,15 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from box.cards import Deck
+from box.games.base import Option
 from box.games.deadlines.cards import Person
+from box.games.kit import read_options
 
 COLUMNS = ("birth", "lifespan", "death")  # left to right, as the tombstones stand
 COLUMN_LABELS = ("Birth", "Life span", "Death")
 READER_COLUMN = {"left": 0, "middle": 1, "right": 2}
 PENALTY_LIMIT = 3  # out (Death Match) or lost (Til Death) at this many penalties
 FIRST_GUESS = 50  # where a death-match guess starts, in years
+
+OPTIONS = (
+    Option("variant", "Variant", "classic", ("classic", "short-life", "dead-end", "death-match", "til-death")),
+    Option("streak", "After a right card", "off", ("off", "must", "may")),
+    Option("ties", "Equal dates", "either", ("either", "strict")),
+    Option("starter_counts", "Starter counts", "yes", ("yes", "no")),
+    Option("reward", "Special reward", "one", ("one", "both")),
+)
 
 
 @dataclass(frozen=True)
@@ -30,8 +41,7 @@ class Options:
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, str]) -> Options:
-        known = cls.__dataclass_fields__
-        return cls(**{key: value for key, value in options.items() if key in known})
+        return cls(**read_options(OPTIONS, options))
 
     @property
     def column_size(self) -> int:
@@ -183,3 +193,25 @@ class Game:
 def value_of(person: Person, column: int) -> object:
     """What a column sorts by: the birth date, the life span or the death date."""
     return (person.born, person.lifespan, person.died)[column]
+
+
+def dump(game: Game) -> dict[str, Any]:
+    """The keys the simulator's `expect` lines check (see docs/games/deadlines.md)."""
+    phase = game.phase
+    guesses = (
+        {game.players[p]: g for p, g in zip(phase.tied, phase.guesses)} if isinstance(phase, Guessing | Revealing) else {}
+    )
+    data: dict[str, Any] = {
+        "current_player": game.current_player,
+        "over": isinstance(phase, Finished),
+        "winners": list(game.winners),
+        "phase": type(phase).__name__.lower(),
+        "columns": {name: list(column) for name, column in zip(COLUMNS, game.columns)},
+        "closed": [name for column, name in enumerate(COLUMNS) if game.closed(column)],
+        "penalties": dict(zip(game.players, game.penalties)),
+        "eliminated": [game.players[p] for p in game.eliminated],
+        "guesses": guesses,
+    }
+    if game.options.cooperative:
+        data["team_penalties"] = game.team_penalties
+    return data
