@@ -10,7 +10,7 @@ import pytest
 
 from box.errors import ConfigError, DeckError
 from box.games.deck_of_death import RULES
-from box.games.deck_of_death.board import parse_board
+from box.games.deck_of_death.cards import parse_board
 
 SCENARIO = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 HEADER = "id,title,color,tier,effect,text\n"

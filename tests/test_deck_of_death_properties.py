@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import pickle
 import random
 from pathlib import Path
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 
 from box.games.base import READERS, Chug, Press, Rejected, Roll, Setup, Step, Tap
 from box.games.deck_of_death import RULES
+from box.games.deck_of_death.invariants import check, check_step
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 SMALL = RULES.load_deck(DECKS)
@@ -34,56 +34,18 @@ def actions(deck):
     )
 
 
-def check(state) -> dict:
-    """The invariants every reachable state keeps; returns its dump."""
-    board = state.board
-    for token in state.tokens:
-        if token.ring == "outer":
-            assert 0 <= token.space < board.outer
-        else:
-            assert token.ring == "inner" and 0 <= token.space < board.inner
-            assert board.arrow_target(token.entry) is not None
-    cards = [placed.card for placed in state.spaces if placed is not None]
-    assert len(cards) == len(set(cards)), "a card on two spaces"
-    assert len(state.spaces) == board.size, "one slot per space"
-    assert state.spaces[board.start] is None, "Start holds no card"
-    for player, token in enumerate(state.tokens):
-        if token.ring == "outer":
-            assert state.inner_turns[player] == 0
-    data = RULES.dump(state)
-    json.loads(json.dumps(data))
-    view = RULES.view(state)
-    assert len(view.title) <= 21 and len(view.lines) <= 5
-    assert all(isinstance(line, str) for line in view.lines)
-    return data
-
-
 def play_session(deck, players, moves):
     state = RULES.new(Setup(players, {"forfeits": "drinks"}), deck)
     data = check(state)
     for action in moves:
-        wanted_roll = RULES.wants_roll(state)
         result = RULES.apply(state, action)
         if isinstance(result, Rejected):
             assert result.reason and len(result.reason) <= 40
             assert RULES.dump(state) == data, "a rejection changed the state"
             continue
         assert isinstance(result, Step)
-        if isinstance(action, Roll):
-            assert wanted_roll, "dice accepted while the game wanted none"
-        new = check(result.state)
-        mover = data["current_player"]
-        for name in players:
-            assert new["laps"][name] >= data["laps"][name], "laps only grow"
-            assert new["drinks"][name] >= data["drinks"][name], "drinks are never taken back"
-            if name != mover or not isinstance(action, Roll):
-                assert new["laps"][name] == data["laps"][name], "only the mover's roll completes laps"
-        assert new["lockout"] or not data["lockout"], "the lockout stays"
-        assert sum(new["duels_won"].values()) - sum(data["duels_won"].values()) in (0, 1)
-        if data["over"]:
-            assert action in (Press("up"), Press("down")), "only scrolling after enough chaos"
-            assert new == data
-        state, data = result.state, new
+        check_step(state, action, result.state)
+        state, data = result.state, check(result.state)
     return state
 
 

@@ -7,14 +7,34 @@ carry no tier and an effect, `immunity` or `rule-creator`.
 ...                    "tier": "1", "effect": "", "text": "Nobody may point."})
 >>> card.color, card.tier, card.forfeit, card.persistent
 ('blue', 1, 1, True)
+
+The board goes with the deck: an outer ring with Start and arrow spaces, and the inner circle.
+
+Spaces are numbered clockwise from 0. A board file (TOML) gives the outer ring's
+size, the Start space and each arrow space with the inner space it leads to; the
+inner circle always has 10 spaces. See docs/boards.md.
+
+>>> board = parse_board('outer = 12\\nstart = 0\\n[arrows]\\n2 = 0\\n4 = 2\\n6 = 4\\n8 = 6\\n10 = 8\\n', "b.toml")
+>>> board.move_outer(10, 5)   # from 10, five spaces clockwise: passes Start once
+(3, 1)
+>>> board.move_inner(8, 4)
+2
+>>> board.key(3), board.key(12 + 3)
+('3', 'i3')
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
 
-from box.cards import RowError, one_of, whole_number
+from box.cards import Deck, RowError, one_of, open_deck, whole_number
+from box.errors import ConfigError
 
+NAME = "deck-of-death"
+BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"
 COLUMNS = ("id", "title", "color", "tier", "effect", "text")
 COLORS = ("blue", "orange", "green", "red", "white")
 EFFECTS = ("immunity", "rule-creator")
@@ -70,3 +90,157 @@ def parse_card(values: dict[str, str]) -> Card:
     if not values["text"]:
         raise RowError("text", "empty text")
     return Card(values["id"], values["title"], color, tier, effect, values["text"])
+
+
+def load_deck(directory: Path | str | None = None) -> Deck:
+    """The deck `<directory>/deck-of-death.csv` with its board in `extras["board"]`.
+
+    The board is `<directory>/deck-of-death.toml` when that file exists, else the built-in one.
+    """
+    folder = Path(directory) if directory is not None else None
+    deck = open_deck(NAME, COLUMNS, parse_card, folder, name_column="title")
+    board_file = folder / f"{NAME}.toml" if folder is not None else BUILTIN_BOARD
+    board = load_board(board_file if board_file.exists() else BUILTIN_BOARD)
+    return replace(deck, extras={**deck.extras, "board": board})
+
+
+# --- the board -------------------------------------------------------------------
+
+
+INNER_SIZE = 10
+MIN_ARROWS, MAX_ARROWS = 5, 8
+MIN_OUTER, MAX_OUTER = 10, 99
+KEYS = ("outer", "start", "inner", "arrows")
+
+
+@dataclass(frozen=True)
+class Board:
+    """The layout: `arrows` maps an outer arrow space to the inner space it leads to."""
+
+    outer: int
+    start: int
+    arrows: tuple[tuple[int, int], ...]
+    inner: int = INNER_SIZE
+
+    @property
+    def size(self) -> int:
+        """Spaces that can hold a card slot: the outer ring, then the inner circle."""
+        return self.outer + self.inner
+
+    def arrow_target(self, space: int) -> int | None:
+        """The inner space an outer arrow space leads to, or None if `space` is no arrow."""
+        for arrow, target in self.arrows:
+            if arrow == space:
+                return target
+        return None
+
+    def move_outer(self, space: int, steps: int) -> tuple[int, int]:
+        """Move clockwise on the outer ring: (new space, laps completed on the way)."""
+        laps = sum(1 for step in range(1, steps + 1) if (space + step) % self.outer == self.start)
+        return (space + steps) % self.outer, laps
+
+    def move_inner(self, space: int, steps: int) -> int:
+        """Move clockwise on the inner circle, wrapping its spaces."""
+        return (space + steps) % self.inner
+
+    def slot(self, ring: str, space: int) -> int:
+        """The index of a space in one flat row: outer spaces first, then the inner ones."""
+        return space if ring == "outer" else self.outer + space
+
+    def key(self, slot: int) -> str:
+        """A slot as the state dump names it: '7' on the outer ring, 'i7' in the inner circle."""
+        return str(slot) if slot < self.outer else f"i{slot - self.outer}"
+
+    def card_slots(self) -> tuple[int, ...]:
+        """Every slot that can hold a card: the outer ring but Start, then the inner circle."""
+        return tuple(slot for slot in range(self.size) if slot != self.start)
+
+    def outer_card_slots(self) -> tuple[int, ...]:
+        """The outer slots that can hold a card (all but Start): the lockout needs them all filled."""
+        return tuple(slot for slot in range(self.outer) if slot != self.start)
+
+
+def parse_board(text: str, path: str) -> Board:
+    """Read a board from TOML text; every problem raises ConfigError with line and field."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        found = re.search(r"line (\d+)", str(problem))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(problem))
+        raise ConfigError(path, f"not valid TOML: {message}", line=int(found.group(1)) if found else None) from None
+
+    def fail(message: str, key: str, section: str | None = None) -> ConfigError:
+        return ConfigError(path, message, line=_line_of(text, key, section), field=key)
+
+    for key in data:
+        if key not in KEYS:
+            raise fail(f"unknown key; expected {', '.join(KEYS)}", key)
+    for key in ("outer", "arrows"):
+        if key not in data:
+            raise ConfigError(path, f"missing key {key!r}", field=key)
+    outer = _whole(data["outer"], MIN_OUTER, MAX_OUTER, lambda m: fail(m, "outer"))
+    start = _whole(data.get("start", 0), 0, outer - 1, lambda m: fail(m, "start"))
+    _whole(
+        data.get("inner", INNER_SIZE),
+        INNER_SIZE,
+        INNER_SIZE,
+        lambda m: fail(m + ": the inner circle has 10 spaces", "inner"),
+    )
+    table = data["arrows"]
+    if not isinstance(table, dict):
+        raise fail("must be a table of arrow space = inner space", "arrows")
+    if not MIN_ARROWS <= len(table) <= MAX_ARROWS:
+        raise fail(f"{len(table)} arrows; a board has {MIN_ARROWS} to {MAX_ARROWS}", "arrows")
+    arrows = []
+    for key, value in table.items():
+        field = f"arrows.{key}"
+        if not re.fullmatch(r"\d+", key):
+            raise ConfigError(path, f"{key!r} is not a space number", line=_line_of(text, key, "arrows"), field=field)
+        space = int(key)
+
+        def arrow_fail(message: str, key: str = key, field: str = field) -> ConfigError:
+            return ConfigError(path, message, line=_line_of(text, key, "arrows"), field=field)
+
+        if space >= outer:
+            raise arrow_fail(f"space {space} is off the outer ring (0 to {outer - 1})")
+        if space == start:
+            raise arrow_fail(f"space {space} is the Start space, which cannot be an arrow")
+        target = _whole(value, 0, INNER_SIZE - 1, arrow_fail)
+        arrows.append((space, target))
+    return Board(outer=outer, start=start, arrows=tuple(sorted(arrows)))
+
+
+def load_board(path: Path) -> Board:
+    """Read a board file, or raise ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(path, "no such board file") from None
+    except UnicodeDecodeError as problem:
+        raise ConfigError(path, f"not UTF-8 text ({problem.reason} at byte {problem.start})") from None
+    return parse_board(text, str(path))
+
+
+def _whole(value: object, low: int, high: int, fail) -> int:
+    """`value` as a whole number in [low, high], or raise what `fail(message)` builds."""
+    if type(value) is not int:
+        raise fail(f"not a whole number: {value!r}")
+    if not low <= value <= high:
+        raise fail(f"{value} is out of range {low}..{high}")
+    return value
+
+
+def _line_of(text: str, key: str, section: str | None = None) -> int | None:
+    """The line (1-based) where `key = ...` is written, inside `[section]` when given."""
+    current: str | None = None
+    pattern = re.compile(rf"""\s*["']?{re.escape(key)}["']?\s*=""")
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if header:
+            current = header.group(1)
+            if section is None and current == key:
+                return number
+            continue
+        if current == section and pattern.match(line):
+            return number
+    return None

@@ -8,30 +8,42 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from box.games.deck_of_death.board import Board
-from box.games.deck_of_death.cards import Card
+from box.games.base import Option
+from box.games.deck_of_death.cards import Board, Card
+from box.words import Word
 
-# Phases of a turn, in order, and the detours a turn can take.
-DRAW = "draw"  # reminder: draw up to 7
-ROLL = "roll"  # ROLL throws 2d6 (inside the circle, OK offers the forced exit from the 6th turn)
-FORCE = "force"  # confirm the forced exit from the inner circle (chug)
-CHALLENGE = "challenge"  # the card on the landing space: OK completed, BACK failed
-REACT = "react"  # the attacking card was tapped: waiting for the reaction card
-REFLECTED = "reflected"  # the card's owner takes the reflected challenge
-CARD = "card"  # tap a card to place it on the token's space, OK to skip
-DUEL_STYLE = "duel-style"  # the defender picks High-Die Roll or another minigame
-DUEL_ROLL = "duel-roll"  # High-Die Roll: challenger rolls, then defender
-DUEL_WINNER = "duel-winner"  # another minigame: who won?
-END = "end"  # reminder: discard up to 3, down to 7
-OVER = "over"  # "enough chaos": the session's figures
+OPTIONS = (Option("forfeits", "Forfeits", "drinks", ("drinks", "points")),)
+DUEL_STYLES = ("High-Die Roll", "Other minigame")
+FORCED_EXIT_DRINKS = 2  # finish the drink, or 2 heavy shots
+FORCED_EXIT_AFTER = 5  # failed turns inside before the way out may be forced
 
-# Screens laid over any phase, closed with OK/BACK.
-RULES_LIST = "rules"  # long UP: the active persistent rules
-SCORES = "scores"  # long DOWN: laps, drinks, duels
-CHAOS = "chaos"  # long OK: confirm "enough chaos"
-IMMUNITY = "immunity"  # a tapped Immunity card: who plays it?
-RULE_CREATOR = "rule-creator"  # a tapped Rule Creator card: which space, then whose
+class Phase(Word):
+    """The phases of a turn, in order, and the detours a turn can take."""
+
+    DRAW = "draw"  # reminder: draw up to 7
+    ROLL = "roll"  # ROLL throws 2d6 (inside the circle, OK offers the forced exit from the 6th turn)
+    FORCE = "force"  # confirm the forced exit from the inner circle (chug)
+    CHALLENGE = "challenge"  # the card on the landing space: OK completed, BACK failed
+    REACT = "react"  # the attacking card was tapped: waiting for the reaction card
+    REFLECTED = "reflected"  # the card's owner takes the reflected challenge
+    CARD = "card"  # tap a card to place it on the token's space, OK to skip
+    DUEL_STYLE = "duel-style"  # the defender picks High-Die Roll or another minigame
+    DUEL_ROLL = "duel-roll"  # High-Die Roll: challenger rolls, then defender
+    DUEL_WINNER = "duel-winner"  # another minigame: who won?
+    END = "end"  # reminder: discard up to 3, down to 7
+    OVER = "over"  # "enough chaos": the session's figures
+
+
+class Layer(Word):
+    """The screens laid over any phase, closed with OK/BACK."""
+
+    RULES_LIST = "rules"  # long UP: the active persistent rules
+    SCORES = "scores"  # long DOWN: laps, drinks, duels
+    CHAOS = "chaos"  # long OK: confirm "enough chaos"
+    IMMUNITY = "immunity"  # a tapped Immunity card: who plays it?
+    RULE_CREATOR = "rule-creator"  # a tapped Rule Creator card: which space, then whose
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ class Duel:
 class Overlay:
     """A screen over the phase: a list, a confirmation or a white card's picker."""
 
-    kind: str
+    kind: Layer
     cursor: int = 0
     card: str | None = None
     slot: int | None = None  # Rule Creator: the space chosen, before choosing its owner
@@ -78,7 +90,7 @@ class State:
     cards: Mapping[str, Card] = field(compare=False, repr=False)
     forfeits: str
     turn: int
-    phase: str
+    phase: Phase
     tokens: tuple[Token, ...]
     laps: tuple[int, ...]
     drinks: tuple[int, ...]
@@ -115,3 +127,36 @@ class State:
             if placed is not None and placed.card == card_id:
                 return slot
         return None
+
+
+def forfeit(state: State, count: int) -> str:
+    """The forfeit in the session's currency: '2 drinks', '1 point'."""
+    word = "drink" if state.forfeits == "drinks" else "point"
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def dump(state: State) -> dict[str, Any]:
+    """JSON-ready figures; see docs/games/deck-of-death.md for every key."""
+    names = state.players
+    board = state.board
+    over = state.phase is Phase.OVER
+    return {
+        "current_player": None if over else names[state.turn],
+        "over": over,
+        "winners": [],
+        "phase": state.phase.value,
+        "forfeits": state.forfeits,
+        "positions": {n: {"ring": t.ring, "space": t.space} for n, t in zip(names, state.tokens)},
+        "laps": dict(zip(names, state.laps)),
+        "board": {
+            board.key(slot): {"card": placed.card, "owner": names[placed.owner]}
+            for slot, placed in enumerate(state.spaces)
+            if placed is not None
+        },
+        "drinks": dict(zip(names, state.drinks)),
+        "inner_turns": dict(zip(names, state.inner_turns)),
+        "duels_won": dict(zip(names, state.duels_won)),
+        "lockout": state.lockout,
+        "immune": [n for n, immune in zip(names, state.immune) if immune],
+        "persistent": [p.card for p in state.spaces if p is not None and state.cards[p.card].persistent],
+    }

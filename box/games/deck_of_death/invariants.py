@@ -1,0 +1,60 @@
+"""What every reachable Deck of Death state keeps, checked by the property tests and the soak.
+
+`check(state)`: tokens on their rings, one card a space and none on Start, the dump
+JSON-ready and the screen within five lines of 21 characters. `check_step(before, action,
+after)`: laps and drinks only grow (laps by the mover's roll), the lockout stays, at most one
+duel is won a step, and after enough chaos only scrolling. Both raise AssertionError.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from box.games.base import Action, Press, Roll
+from box.games.deck_of_death.rules import RULES
+from box.games.deck_of_death.state import State
+from box.words import LINE_CHARS, TEXT_LINES
+
+
+def check(state: State) -> dict[str, Any]:
+    """The invariants every reachable state keeps; returns its dump."""
+    board = state.board
+    for token in state.tokens:
+        if token.ring == "outer":
+            assert 0 <= token.space < board.outer
+        else:
+            assert token.ring == "inner" and 0 <= token.space < board.inner
+            assert token.entry is not None and board.arrow_target(token.entry) is not None
+    cards = [placed.card for placed in state.spaces if placed is not None]
+    assert len(cards) == len(set(cards)), "a card on two spaces"
+    assert len(state.spaces) == board.size, "one slot per space"
+    assert state.spaces[board.start] is None, "Start holds no card"
+    for player, token in enumerate(state.tokens):
+        if token.ring == "outer":
+            assert state.inner_turns[player] == 0
+    data = RULES.dump(state)
+    json.loads(json.dumps(data))
+    assert data["over"] == RULES.is_over(state)
+    view = RULES.view(state)
+    assert len(view.title) <= LINE_CHARS and len(view.lines) <= TEXT_LINES
+    assert all(isinstance(line, str) for line in view.lines)
+    return data
+
+
+def check_step(before: State, action: Action, after: State) -> None:
+    """The figures of an accepted step (see the module's doc)."""
+    data, new = RULES.dump(before), RULES.dump(after)
+    if isinstance(action, Roll):
+        assert RULES.wants_roll(before), "dice accepted while the game wanted none"
+    mover = data["current_player"]
+    for name in before.players:
+        assert new["laps"][name] >= data["laps"][name], "laps only grow"
+        assert new["drinks"][name] >= data["drinks"][name], "drinks are never taken back"
+        if name != mover or not isinstance(action, Roll):
+            assert new["laps"][name] == data["laps"][name], "only the mover's roll completes laps"
+    assert new["lockout"] or not data["lockout"], "the lockout stays"
+    assert sum(new["duels_won"].values()) - sum(data["duels_won"].values()) in (0, 1)
+    if data["over"]:
+        assert action in (Press("up"), Press("down")), "only scrolling after enough chaos"
+        assert new == data
