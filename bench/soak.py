@@ -39,21 +39,11 @@ TRANSIENT_KEYS = ("notice", "screen", "timer", "readers_offline")
 
 PLAYERS = {"deadlines": 3, "dead-set": 3, "dead-fellas": 3, "deck-of-death": 4}
 
-# The games' own invariant checks (tests/test_*_properties.py), by module and function name.
-GAME_CHECKS = {
-    "deadlines": ("tests.test_deadlines_properties", "check_invariants"),
-    "dead-set": ("tests.test_dead_set_properties", "check_invariants"),
-    "dead-fellas": ("tests.test_dead_fellas_properties", "check_state"),
-    "deck-of-death": ("tests.test_deck_of_death_properties", "check"),
-}
-
-
 def game_check(game: str) -> Callable[[Any], Any] | None:
-    """The game's own invariant check from its property tests, or None where it is not there."""
-    module, name = GAME_CHECKS[game]
+    """The game's own invariant check, `check` in `box/games/<game>/invariants.py` (None if it has none)."""
     try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
+        return importlib.import_module(f"{GAMES[game]}.invariants").check
+    except ModuleNotFoundError:
         return None
 
 

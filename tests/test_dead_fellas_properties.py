@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -11,9 +9,8 @@ from hypothesis import strategies as st
 
 from box.games.base import Press, Rejected, Roll, Setup, Step, Tap
 from box.games.dead_fellas import RULES
-from box.games.dead_fellas.deck import FUGAZI, SLOTS
-from box.games.dead_fellas.plays import Whacked
-from box.games.dead_fellas.state import WIN_SCORE, Chain, Game, Over, Target
+from box.games.dead_fellas.invariants import check, check_step
+from box.games.dead_fellas.state import Game, Over
 
 SMALL = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
 BUILTIN = RULES.load_deck()
@@ -25,61 +22,8 @@ def inputs(deck):
     return st.one_of(presses, presses, taps, st.just(Roll((1, 2))))
 
 
-def check_state(game: Game) -> None:
-    board = game.board
-    placed = Counter()
-    for row in board.mooks:
-        for mook in row:
-            placed[mook.card] += 1
-            assert mook.face_up or not mook.items, "a face-down Mook holds an item"
-            for slot in SLOTS:
-                item = mook.item(slot)
-                if item is not None:
-                    placed[item] += 1
-                    card = board.cards[item]
-                    assert card.slot == slot or card.effect == FUGAZI, f"{item} in the {slot} slot"
-    for pile in board.piles:
-        placed.update(pile)
-        assert all(board.cards[card].kind == "mook" for card in pile)
-    placed.update(board.discard)
-    if isinstance(game.phase, Chain):
-        placed.update(game.phase.cards)
-    assert all(count == 1 for count in placed.values()), f"a card in two places: {placed.most_common(1)}"
-    dump = RULES.dump(game)
-    json.dumps(dump)
-    assert dump["mook_deck"] >= 0
-    if dump["over"]:
-        (winner,) = dump["winners"]
-        standing = [name for name in game.players if name not in dump["out"]]
-        assert dump["score"][winner] >= WIN_SCORE or standing == [winner]
-    view = RULES.view(game)
-    assert len(view.lines) <= 5
-    assert view.cursor is None or 0 <= view.cursor < len(view.lines)
-
-
-def check_transition(before: Game, action, after: Game) -> None:
-    """Scores grow only by a whack of a no-stronger Mook by an armed one, shrink only when a chain cancels it."""
-    for seat in range(len(before.players)):
-        gained = after.board.score(seat) - before.board.score(seat)
-        new_cards = [card for card in after.board.piles[seat] if card not in before.board.piles[seat]]
-        if gained > 0:
-            assert isinstance(before.phase, Target) and action == Press("ok") and seat == before.turn
-            attacker = before.board.mook(before.phase.attacker)
-            (whacked,) = new_cards
-            assert attacker.armed, "an unarmed Mook whacked"
-            assert before.board.owner(whacked) != seat
-            assert before.board.total(before.board.mook(whacked)) <= before.board.total(attacker)
-            assert gained == before.board.hits(whacked)
-        elif gained < 0:
-            assert isinstance(before.phase, Chain) and len(before.phase.cards) % 2 == 1
-            assert isinstance(before.last, Whacked) and before.last.by == seat
-            assert -gained == before.board.hits(before.last.target.card)
-        else:
-            assert not new_cards
-
-
 def play(game: Game, actions) -> Game:
-    check_state(game)
+    check(game)
     for action in actions:
         snapshot = RULES.dump(game)
         result = RULES.apply(game, action)
@@ -88,8 +32,8 @@ def play(game: Game, actions) -> Game:
             assert RULES.dump(game) == snapshot
             continue
         assert isinstance(result, Step)
-        check_state(result.state)
-        check_transition(game, action, result.state)
+        check(result.state)
+        check_step(game, action, result.state)
         game = result.state
     return game
 

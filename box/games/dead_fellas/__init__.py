@@ -50,6 +50,9 @@ class DeadFellas:
     def wants_roll(self, state: Game) -> bool:
         return False
 
+    def is_over(self, state: Game) -> bool:
+        return isinstance(state.phase, Over)
+
     def view(self, state: Game) -> View:
         return screens.view(state)
 
