@@ -458,12 +458,12 @@ def test_a_driver_fault_is_reported_and_the_thread_keeps_polling(monkeypatch):
     calls = []
 
     class Faulty(Pn532Reader):
-        def poll(self, now):
+        def watch(self, now, interval=0.05, keepalive=1.0):
             calls.append(now)
             if len(calls) == 1:
                 raise RuntimeError("boom")
             polled_again.set()
-            return []
+            return [], interval
 
     events = queue.Queue()
     with ReaderThread(Faulty("left", "pn532sim://fault-left"), events.put, interval=0.001):

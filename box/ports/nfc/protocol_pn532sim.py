@@ -1,8 +1,9 @@
 """pyserial URL handler for ``pn532sim://NAME``: a serial port wired to a simulated PN532.
 
 pyserial finds this module as ``protocol_pn532sim`` in ``serial.protocol_handler_packages``
-(importing :mod:`box.ports.nfc.simchip` registers the package). Reads never wait: they
-return what the chip has sent, possibly ``b""``.
+(importing :mod:`box.ports.nfc.simchip` registers the package). Reads return what the chip
+has sent, possibly ``b""``; only a read while the chip waits for a card waits (up to the
+port's timeout, or until :meth:`Serial.cancel_read`).
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ class Serial(SerialBase):
         return self._chip.waiting(self._checked_connection())
 
     def read(self, size: int = 1) -> bytes:
-        """Up to ``size`` buffered bytes, at once (``b""`` when the chip sent nothing)."""
-        return self._chip.send(self._checked_connection(), size)
+        """Up to ``size`` bytes the chip sent (``b""`` when it sent nothing, or not in time)."""
+        return self._chip.send(self._checked_connection(), size, self._timeout)
+
+    def cancel_read(self) -> None:
+        """End a read that waits for a card, from another thread."""
+        self._chip.cancel_read()
 
     def write(self, data: bytes) -> int:
         """Hand bytes to the chip, which answers before this returns."""

@@ -1,7 +1,11 @@
-"""Poll a PN532 card reader over a serial port (HSU) and turn what it sees into events.
+"""Watch a PN532 card reader over a serial port (HSU) and turn what it sees into events.
 
-:class:`Pn532Reader` does one poll cycle per :meth:`~Pn532Reader.poll` call and owns no thread;
-:class:`ReaderThread` calls it at a steady interval and hands the events to the service.
+:class:`Pn532Reader` owns no thread. On virtual time (the simulator, tests) it is polled:
+one :meth:`~Pn532Reader.poll` call is one cycle. In real time it is watched: with the chip
+set to retry until a card comes, :meth:`~Pn532Reader.watch` leaves one InListPassiveTarget
+pending and sits in a read until the card answers it, so an idle reader costs no CPU and
+almost no wake-ups. :func:`start_readers` watches every reader of a box, each on its own
+thread, and hands the events to the loop.
 
 >>> from box.ports.nfc.simchip import forget_sim_chips, sim_chip
 >>> reader = Pn532Reader("left", "pn532sim://doc-left")
@@ -22,15 +26,16 @@ import logging
 import termios
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import serial
 
-from box.ports.nfc.codec import ACK, CHIP_TO_HOST, ErrorFrame, FrameDecoder, Nack, Response, encode_command
+from box.ports.nfc.codec import ACK, CHIP_TO_HOST, Ack, ErrorFrame, Frame, FrameDecoder, Nack, Response, encode_command
 from box.ports.nfc.commands import (
     MAX_RETRIES,
+    MAX_RETRIES_CONFIG_ITEM,
     ONE_TYPE_A_TARGET,
     RELEASE_ALL_TARGETS,
     SAM_NORMAL_MODE,
@@ -54,6 +59,10 @@ ATTEMPTS = 2
 """Tries per command: one retry after no answer, a NACK, an error frame or a garbled answer."""
 WAKE_ATTEMPTS = 3
 """Wake-up + SAMConfiguration tries on connect: a sleeping chip may lose the first ones."""
+WAIT_FOR_CARD = bytes([MAX_RETRIES_CONFIG_ITEM, 0xFF, 0x01, 0xFF])
+"""RFConfiguration for watching: the chip retries activation until a card comes, answering at once."""
+KEEPALIVE = 1.0
+"""Longest a watched reader with no card waits before checking that the chip still answers (seconds)."""
 SERIAL_ERRORS = (OSError, serial.SerialException, termios.error)
 # A port another program holds: pyserial's exclusive=True lock (EAGAIN, EWOULDBLOCK) or EBUSY.
 PORT_BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY})
@@ -138,6 +147,9 @@ class Pn532Reader:
         self._failed_connects = 0
         self._retry_at = float("-inf")
         self._reported: tuple[bool, str] | None = None
+        self._armed = False  # watching: an InListPassiveTarget is pending, answered when a card comes
+        self._decoder = FrameDecoder()
+        self._heard: list[Frame] = []
 
     @property
     def online(self) -> bool:
@@ -152,7 +164,7 @@ class Pn532Reader:
             if connecting:
                 if now < self._retry_at:
                     return events
-                version = self._connect()
+                version = self._connect(MAX_RETRIES)
                 self._ready, self._failed_connects = True, 0
                 events += self._report(True, f"reader {self.name}: ready on {self.port} ({version})")
             events += self._scan(connecting)
@@ -160,9 +172,59 @@ class Pn532Reader:
             events += self._go_offline(now, str(problem))
         return events
 
+    def watch(
+        self, now: float, interval: float = 0.05, keepalive: float = KEEPALIVE
+    ) -> tuple[list[ReaderEvent], float]:
+        """One step of watching in real time: what changed, and how long to rest before the next step.
+
+        With no card near, the step blocks in the port's read for up to ``keepalive`` seconds
+        until a card answers the pending InListPassiveTarget; then it aborts and re-sends the
+        command, so a chip that went silent is noticed. A card is seen at once; while it lies
+        there the step checks it again every ``interval``, and it counts as lifted after
+        ``misses_to_lift`` checks without an answer. :meth:`interrupt` ends a waiting step.
+        A reader is either polled or watched, not both.
+        """
+        events: list[ReaderEvent] = []
+        try:
+            if not self._ready:
+                if now < self._retry_at:
+                    return events, self._retry_at - now
+                version = self._connect(MAX_RETRIES)
+                self._ready, self._failed_connects = True, 0
+                events += self._report(True, f"reader {self.name}: ready on {self.port} ({version})")
+                events += self._scan(connecting=True)  # a card there now was left lying: one quick look
+                self._exchange(Command.RF_CONFIGURATION, WAIT_FOR_CARD, bytes)
+                return events, 0.0 if self._card is None else interval
+            if not self._armed:
+                self._arm()
+            answer = self._await_target(keepalive if self._card is None else interval)
+            if answer is None:
+                if self._card is not None:
+                    events += self._missed()  # still armed: the card coming back answers the command
+                else:
+                    self._write(ACK)  # no card for `keepalive`: abort; the next step re-arms and hears the chip
+                    self._armed = False
+                return events, 0.0
+            self._armed = False
+            uid = self._parsed(Command.IN_LIST_PASSIVE_TARGET, answer, parse_target_uid)
+            events += self._missed() if uid is None else self._target_found(uid, lying=False)
+            return events, interval
+        except _Offline as problem:
+            self._armed = False
+            return events + self._go_offline(now, str(problem)), 0.0
+
+    def interrupt(self) -> None:
+        """From another thread: end a :meth:`watch` step that waits for a card (a stopping box)."""
+        port = self._serial
+        if port is not None and hasattr(port, "cancel_read"):
+            try:
+                port.cancel_read()
+            except SERIAL_ERRORS:
+                logger.debug("reader %s: cancelling a read failed", self.name, exc_info=True)
+
     def close(self) -> None:
         """Close the serial port; the next poll opens it again."""
-        port, self._serial, self._ready = self._serial, None, False
+        port, self._serial, self._ready, self._armed = self._serial, None, False, False
         if port is not None:
             try:
                 port.close()
@@ -171,8 +233,8 @@ class Pn532Reader:
 
     # --- connecting -------------------------------------------------------------------
 
-    def _connect(self) -> str:
-        """Open the port and initialise the chip; return its firmware version."""
+    def _connect(self, retries: bytes) -> str:
+        """Open the port and initialise the chip with these activation ``retries``; return its firmware version."""
         self.close()
         try:
             self._serial = self._open_port(self.port)
@@ -190,7 +252,7 @@ class Pn532Reader:
             self._write(ACK)
         else:
             raise _Offline(self._failure_message(Command.SAM_CONFIGURATION, outcome))
-        self._exchange(Command.RF_CONFIGURATION, MAX_RETRIES, bytes)
+        self._exchange(Command.RF_CONFIGURATION, retries, bytes)
         return self._exchange(Command.GET_FIRMWARE_VERSION, b"", parse_firmware)
 
     def _go_offline(self, now: float, message: str) -> list[ReaderEvent]:
@@ -227,8 +289,17 @@ class Pn532Reader:
         uid = self._exchange(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, parse_target_uid)
         if uid is None:
             return self._missed()
+        return self._target_found(uid, lying=connecting)
+
+    def _target_found(self, uid: bytes, lying: bool) -> list[ReaderEvent]:
+        """A card answered and is still selected: what its answer means, then release it.
+
+        The one place, polled or watched, where the chip still talks to the card after it
+        answered: a step reading the card's own data on a placement goes here.
+        """
+        events = self._seen(uid, lying)
         self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)
-        return self._seen(uid, lying=connecting)
+        return events
 
     def _seen(self, uid: bytes, lying: bool) -> list[ReaderEvent]:
         self._misses = 0
@@ -264,6 +335,73 @@ class Pn532Reader:
                 failure = outcome
             self._write(ACK)
         raise _Offline(self._failure_message(command, failure))
+
+    def _parsed(self, command: Command, answer: Response, parse: Callable[[bytes], T]) -> T:
+        try:
+            return parse(answer.payload[1:])
+        except BadAnswer as error:
+            raise _Offline(self._failure_message(command, error)) from error
+
+    def _arm(self) -> None:
+        """Send InListPassiveTarget and hear the chip take it (its ACK); retry once, else _Offline.
+
+        From then on the chip answers when a card comes; an answer that came with the ACK is kept.
+        """
+        port = self._port()
+        failure: ErrorFrame | Nack | None = None
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                self._write(ACK)
+                self._guarded(port.reset_input_buffer)
+            self._decoder, self._heard = FrameDecoder(), []
+            self._write(encode_command(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET))
+            quiet_reads = 0
+            for _ in range(MAX_READS):
+                data = self._guarded(lambda: port.read(max(self._decoder.bytes_wanted(), port.in_waiting)))
+                quiet_reads = 0 if data else quiet_reads + 1
+                if quiet_reads == QUIET_READS:
+                    break
+                frames = self._decoder.feed(data)
+                if Ack() in frames:
+                    self._heard, self._armed = frames[frames.index(Ack()) + 1 :], True
+                    return
+                failure = next((f for f in frames if isinstance(f, ErrorFrame | Nack)), None)
+                if failure is not None:
+                    break
+        raise _Offline(self._failure_message(Command.IN_LIST_PASSIVE_TARGET, failure))
+
+    def _await_target(self, timeout: float) -> Response | None:
+        """The chip's answer to the armed command, waiting in the port's read up to ``timeout`` seconds.
+
+        None when it did not come in time (or the read was interrupted); an error frame is _Offline.
+        """
+        port = self._port()
+        deadline = time.monotonic() + timeout
+        short_timeout = port.timeout
+        try:
+            while True:
+                for index, frame in enumerate(self._heard):
+                    if isinstance(frame, ErrorFrame):
+                        raise _Offline(self._failure_message(Command.IN_LIST_PASSIVE_TARGET, frame))
+                    if (
+                        isinstance(frame, Response)
+                        and frame.tfi == CHIP_TO_HOST
+                        and frame.payload[:1] == bytes([Command.IN_LIST_PASSIVE_TARGET.response_code])
+                    ):
+                        del self._heard[: index + 1]
+                        return frame
+                self._heard.clear()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._guarded(lambda wait=remaining: setattr(port, "timeout", wait))
+                data = self._guarded(lambda: port.read(self._decoder.bytes_wanted()))
+                if not data:
+                    return None
+                self._heard += self._decoder.feed(data)
+        finally:
+            if self._serial is port:
+                self._guarded(lambda: setattr(port, "timeout", short_timeout))
 
     def _failure_message(self, command: Command, outcome: ErrorFrame | Nack | BadAnswer | None) -> str:
         where = f"reader {self.name}"
@@ -326,9 +464,11 @@ FAULT_PAUSE = 1.0  # seconds a thread rests after an unexpected driver fault bef
 
 
 class ReaderThread:
-    """Poll one reader every ``interval`` seconds on a daemon thread; hand events to ``on_event``.
+    """Watch one reader on a daemon thread (see :meth:`Pn532Reader.watch`); hand events to ``on_event``.
 
-    ``on_event`` runs on this thread: it should only enqueue (the service loop owns all state).
+    ``on_event`` runs on this thread: it should only enqueue (the loop owns all state).
+    ``interval`` is how often a card lying on the reader is checked; ``keepalive`` how long
+    the thread waits for a card before checking the chip still answers.
 
     >>> import queue
     >>> from box.ports.nfc.simchip import forget_sim_chips
@@ -345,23 +485,32 @@ class ReaderThread:
         on_event: Callable[[ReaderEvent], None],
         interval: float = 0.05,
         clock: Callable[[], float] = time.monotonic,
+        keepalive: float = KEEPALIVE,
     ) -> None:
         if interval <= 0:
             raise ValueError(f"reader {reader.name}: the poll interval must be positive, not {interval}")
+        if keepalive <= 0:
+            raise ValueError(f"reader {reader.name}: the keepalive must be positive, not {keepalive}")
         self.reader = reader
         self.interval = interval
+        self.keepalive = keepalive
         self._on_event = on_event
         self._clock = clock
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"nfc-{reader.name}", daemon=True)
 
     def start(self) -> None:
-        """Start polling."""
+        """Start watching."""
         self._thread.start()
 
-    def stop(self, timeout: float = 2.0) -> None:
-        """Stop polling, wait for the thread to end and close the port."""
+    def ask_to_stop(self) -> None:
+        """Tell the thread to end, waking it from a wait, without waiting for it."""
         self._stopping.set()
+        self.reader.interrupt()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Stop watching, wait for the thread to end and close the port."""
+        self.ask_to_stop()
         if self._thread.is_alive():
             self._thread.join(timeout)
         if not self._thread.is_alive():
@@ -376,14 +525,57 @@ class ReaderThread:
 
     def _run(self) -> None:
         while not self._stopping.is_set():
-            started = self._clock()
             try:
-                events = self.reader.poll(started)
+                events, rest = self.reader.watch(self._clock(), self.interval, self.keepalive)
             except Exception as fault:  # a driver bug must not silently end this reader for the night
                 logger.exception("reader %s: driver fault", self.reader.name)
                 self.reader.close()
                 events = [ReaderStatus(self.reader.name, False, f"reader {self.reader.name}: driver fault ({fault})")]
-                self._stopping.wait(FAULT_PAUSE)
+                rest = FAULT_PAUSE
+            if self._stopping.is_set():
+                break  # an interrupted wait is not news
             for event in events:
                 self._on_event(event)
-            self._stopping.wait(max(0.0, self.interval - (self._clock() - started)))
+            if rest > 0:
+                self._stopping.wait(rest)
+
+
+class Readers:
+    """A box's reader threads, as :func:`start_readers` started them; :meth:`stop` ends them all."""
+
+    def __init__(self, threads: Sequence[ReaderThread]) -> None:
+        self.threads = tuple(threads)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Wake and stop every thread at once, then wait for each and close its port."""
+        for thread in self.threads:
+            thread.ask_to_stop()
+        for thread in self.threads:
+            thread.stop(timeout)
+
+
+def start_readers(
+    readers: Iterable[Pn532Reader],
+    on_event: Callable[[ReaderEvent], None],
+    interval: float = 0.05,
+    keepalive: float = KEEPALIVE,
+) -> Readers:
+    """Watch every reader on its own thread, each blocked in its port's read while no card is near.
+
+    ``on_event`` is called from those threads and should only enqueue.
+
+    >>> import queue
+    >>> from box.ports.nfc.simchip import forget_sim_chips, sim_chip
+    >>> events = queue.Queue()
+    >>> running = start_readers([Pn532Reader("left", "pn532sim://doc-watch")], events.put)
+    >>> events.get(timeout=5).online
+    True
+    >>> sim_chip("doc-watch").place(bytes.fromhex("04a1b2c3"))
+    >>> events.get(timeout=5)
+    CardPlaced(reader='left', uid=b'\\x04\\xa1\\xb2\\xc3', lying=False)
+    >>> running.stop(); forget_sim_chips()
+    """
+    threads = [ReaderThread(reader, on_event, interval=interval, keepalive=keepalive) for reader in readers]
+    for thread in threads:
+        thread.start()
+    return Readers(threads)

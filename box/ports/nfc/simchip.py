@@ -1,9 +1,11 @@
 """A simulated PN532 in HSU mode, reached through pyserial as ``pn532sim://NAME``.
 
 The chip speaks the real frame protocol: it decodes what the host writes with the same codec
-and answers synchronously, so a poll against it takes no real time and ``read()`` never
-waits (it returns what is buffered, possibly ``b""``). Importing this module registers the
-URL scheme with pyserial.
+and answers synchronously, so a poll against it takes no real time and ``read()`` returns
+what is buffered, possibly ``b""``, without waiting. The one answer that comes later is an
+InListPassiveTarget waiting for a card (MxRtyPassiveActivation 0xFF): it is sent when a card
+is placed, and a read waits for it up to the port's timeout, as on a real line. Importing
+this module registers the URL scheme with pyserial.
 
 >>> from box.ports.nfc.codec import FrameDecoder, encode_command
 >>> from box.ports.nfc.commands import SAM_NORMAL_MODE, WAKE_UP, Command
@@ -67,6 +69,9 @@ class SimulatedPn532:
         self.open_attempts = 0
         """How many times a port to this chip was opened (or tried while unplugged)."""
         self._lock = threading.Lock()
+        self._sent = threading.Condition(self._lock)
+        """Notified when the chip sends on its own (a waited-for card), is unplugged, or a read is cancelled."""
+        self._cancel_read = False
         self._uid: bytes | None = None
         self._ats = b""
         self._plugged = True
@@ -84,6 +89,8 @@ class SimulatedPn532:
         self._decoder = FrameDecoder()
         self._output = bytearray()
         self._last_response = b""
+        self._target_wanted = False
+        """An InListPassiveTarget waits for a card: it is answered when one is placed."""
 
     # --- what a test does to the chip -------------------------------------------------
 
@@ -95,6 +102,10 @@ class SimulatedPn532:
             raise ValueError(f"an ATS starts with its own length ({len(ats)}), not {ats[0]}")
         with self._lock:
             self._uid, self._ats = bytes(uid), bytes(ats)
+            if self._target_wanted and self._plugged:
+                self._target_wanted = False
+                self._respond(self._frame(Command.IN_LIST_PASSIVE_TARGET, self._target_data()))
+                self._sent.notify_all()
 
     def lift(self) -> None:
         """Take the card away."""
@@ -107,6 +118,7 @@ class SimulatedPn532:
             self._plugged = False
             self._io_error = error
             self._connection += 1
+            self._sent.notify_all()
 
     def replug(self) -> None:
         """Plug the cable back: the chip powers up asleep; ports opened before stay dead."""
@@ -156,10 +168,19 @@ class SimulatedPn532:
             for frame in self._decoder.feed(data):
                 self._answer(frame)
 
-    def send(self, connection: int, size: int) -> bytes:
-        """Up to ``size`` bytes the chip has sent and the host has not read yet."""
+    def send(self, connection: int, size: int, timeout: float | None = 0.0) -> bytes:
+        """Up to ``size`` bytes the chip has sent and the host has not read yet.
+
+        With nothing sent yet and a card awaited, wait up to ``timeout`` seconds (None: until
+        a card comes or :meth:`cancel_read`); otherwise answer at once, since nothing else
+        would arrive in the meantime.
+        """
         with self._lock:
             self._check_line(connection)
+            if not self._output and self._target_wanted and (timeout is None or timeout > 0):
+                self._sent.wait_for(lambda: self._output or self._cancel_read or not self._line_ok(connection), timeout)
+                self._check_line(connection)
+            self._cancel_read = False
             data = bytes(self._output[:size])
             del self._output[:size]
             return data
@@ -176,8 +197,17 @@ class SimulatedPn532:
             self._check_line(connection)
             self._output.clear()
 
+    def cancel_read(self) -> None:
+        """End a read that waits for a card (the next read, if none waits now)."""
+        with self._lock:
+            self._cancel_read = True
+            self._sent.notify_all()
+
+    def _line_ok(self, connection: int) -> bool:
+        return self._plugged and connection == self._connection
+
     def _check_line(self, connection: int) -> None:
-        if not self._plugged or connection != self._connection:
+        if not self._line_ok(connection):
             raise self._io_error(errno.EIO, "Input/output error")
 
     # --- the chip's firmware -------------------------------------------------------------
@@ -185,6 +215,7 @@ class SimulatedPn532:
     def _answer(self, frame: Frame) -> None:
         if isinstance(frame, Ack):
             self.aborts += 1
+            self._target_wanted = False
         elif isinstance(frame, Nack):
             self._output += self._last_response
         elif isinstance(frame, Response) and frame.tfi == HOST_TO_CHIP and frame.payload:
@@ -198,6 +229,7 @@ class SimulatedPn532:
             return
         if not self._sam_configured and command != Command.SAM_CONFIGURATION:
             return
+        self._target_wanted = False
         self.commands[command] += 1
         self._output += ACK
         answer = self._command_answer(command, params)
@@ -219,7 +251,8 @@ class SimulatedPn532:
                 return self._frame(command)
             case Command.IN_LIST_PASSIVE_TARGET if params[:2] in (b"\x01\x00", b"\x02\x00"):
                 if self._uid is None:
-                    return None if self._passive_retries == WAITS_FOREVER else self._frame(command, b"\x00")
+                    self._target_wanted = self._passive_retries == WAITS_FOREVER
+                    return None if self._target_wanted else self._frame(command, b"\x00")
                 return self._frame(command, self._target_data())
             case Command.IN_RELEASE if len(params) == 1:
                 return self._frame(command, b"\x00")

@@ -1,0 +1,113 @@
+"""Simulated PN532s behind pseudo-terminals, so the driver talks to them through real tty file descriptors.
+
+A reader opened on a pty's path (``/dev/pts/N``) uses pyserial's own POSIX port, with its real
+``select`` and ``read`` system calls, as on a Pi's UART; the chips answer from the server's side.
+Run in its own process (as the benchmarks do) or on a thread (as the tests do)::
+
+    python -m box.ports.nfc.simpty left middle right
+
+prints one JSON line ``{"left": "/dev/pts/5", ...}``, then takes one command a line on stdin,
+``place NAME UIDHEX`` or ``lift NAME``, until stdin ends.
+
+>>> import threading
+>>> from box.ports.nfc.reader import Pn532Reader
+>>> chips = PtyChips(["doc"])
+>>> server = threading.Thread(target=chips.serve, daemon=True); server.start()
+>>> reader = Pn532Reader("doc", chips.paths["doc"])
+>>> reader.poll(now=0.0)[0].online
+True
+>>> reader.close(); chips.close(); server.join(5)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import tty
+from collections.abc import Iterable
+
+from box.ports.nfc.simchip import SimulatedPn532
+
+
+class PtyChips:
+    """One :class:`SimulatedPn532` per name, each on the far side of its own pty; :meth:`serve` answers them."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.chips: dict[str, SimulatedPn532] = {}
+        self.paths: dict[str, str] = {}
+        self._ends: dict[int, tuple[SimulatedPn532, int, int]] = {}  # master fd -> chip, connection, slave fd
+        for name in names:
+            master, slave = os.openpty()
+            tty.setraw(slave)  # no echo, no line editing: bytes pass as they are, as on a UART
+            chip = SimulatedPn532(name)
+            self.chips[name], self.paths[name] = chip, os.ttyname(slave)
+            self._ends[master] = (chip, chip.connect(), slave)  # the slave stays open: no hang-up between opens
+        self._wake_read, self._wake_write = os.pipe()
+
+    def place(self, name: str, uid: bytes) -> None:
+        """Lay a card on a chip (its answer goes out at once if the driver waits for one)."""
+        self.chips[name].place(uid)
+        os.write(self._wake_write, b"p")
+
+    def lift(self, name: str) -> None:
+        self.chips[name].lift()
+
+    def close(self) -> None:
+        """End :meth:`serve` and close the ptys."""
+        os.write(self._wake_write, b"q")
+
+    def serve(self, control: int | None = None) -> None:
+        """Answer the chips' lines until :meth:`close` (or end of the ``control`` fd's command lines)."""
+        watched = [*self._ends, self._wake_read, *([] if control is None else [control])]
+        pending = b""
+        try:
+            while True:
+                ready, _, _ = select.select(watched, [], [])
+                for fd in ready:
+                    if fd == self._wake_read:
+                        if b"q" in os.read(self._wake_read, 64):
+                            return
+                    elif fd == control:
+                        data = os.read(control, 4096)
+                        if not data:
+                            return
+                        *lines, pending = (pending + data).split(b"\n")
+                        for line in lines:
+                            self._command(line.decode().split())
+                    else:
+                        chip, connection, _ = self._ends[fd]
+                        try:
+                            chip.receive(connection, os.read(fd, 4096))
+                        except OSError:
+                            continue  # no side has the slave open for a moment
+                for master, (chip, connection, _) in self._ends.items():
+                    answer = chip.send(connection, 65536)
+                    if answer:
+                        os.write(master, answer)
+        finally:
+            for master, (_, _, slave) in self._ends.items():
+                os.close(master)
+                os.close(slave)
+            os.close(self._wake_read)
+            os.close(self._wake_write)
+
+    def _command(self, words: list[str]) -> None:
+        if words[:1] == ["place"] and len(words) == 3:
+            self.chips[words[1]].place(bytes.fromhex(words[2]))
+        elif words[:1] == ["lift"] and len(words) == 2:
+            self.chips[words[1]].lift()
+        elif words:
+            print(f"simpty: unknown command {' '.join(words)!r}", file=sys.stderr)
+
+
+def main(names: list[str]) -> None:
+    """Serve the named chips in this process; print their paths as one JSON line."""
+    chips = PtyChips(names)
+    print(json.dumps(chips.paths), flush=True)
+    chips.serve(control=sys.stdin.fileno())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["left", "middle", "right"])
