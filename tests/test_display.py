@@ -102,7 +102,7 @@ def test_an_unchanged_frame_is_never_pushed():
 
 def test_the_rate_cap_holds_a_frame_back_and_only_the_latest_goes_out():
     device = FlakyPanel()
-    pusher = FramePusher(device, min_interval=0.05)
+    pusher = FramePusher(device, min_interval=0.05, clock=lambda: 0.0)  # a push that takes no time
     pusher.submit(frame("A"))
     assert pusher.push_due(1.0) is True
     pusher.submit(frame("B"))
@@ -112,6 +112,23 @@ def test_the_rate_cap_holds_a_frame_back_and_only_the_latest_goes_out():
     assert pusher.push_due(1.05) is True
     assert shows(device, frame("C"))
     assert (pusher.submitted, pusher.pushed, device.attempts) == (3, 2, 2)
+
+
+def test_the_rate_cap_counts_from_the_end_of_the_push():
+    clock = [0.0]
+
+    class SlowBus(FlakyPanel):
+        def display(self, image):
+            super().display(image)
+            clock[0] += 0.023  # the frame's time on a 400 kHz I2C bus
+
+    pusher = FramePusher(SlowBus(), min_interval=0.01, clock=lambda: clock[0])
+    pusher.submit(frame("A"))
+    assert pusher.push_due(0.0) is True
+    pusher.submit(frame("B"))
+    assert pusher.next_deadline() == pytest.approx(0.033)
+    assert pusher.push_due(0.03) is False
+    assert pusher.push_due(0.033) is True
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ luma's ssd1306/sh1106 drivers send the whole 1 KiB frame on every `display()`
 (about 23 ms at 400 kHz I2C, 90 ms at 100 kHz), so the service never calls it
 directly: it `submit`s each rendered image to a `FramePusher`, which keeps only
 the latest one, pushes it only when it differs from what the panel already
-shows, caps the rate, and rides out I2C errors. A `PusherThread` does the
+shows, caps the rate (a short gap after the end of each push, so a new frame
+waits at most for the push on the bus and that gap), and rides out I2C errors. A `PusherThread` does the
 pushing in the background; the simulator's script mode calls `push_due` itself
 on virtual time.
 
@@ -115,13 +116,15 @@ class FramePusher:
     `retry_after` seconds later (through `reopen()`, when given, which builds a
     fresh device: a panel that lost power needs its init sequence again; the old
     device's bus handle is closed first).
+    `min_interval` is the gap after the end of a push (not its start): a frame waits at most
+    for the push on the bus and that gap, and the bus is never kept busy without rest.
     Counters: `submitted`, `pushed`, `skipped_unchanged`.
     """
 
     def __init__(
         self,
         device: Any,
-        min_interval: float = 1 / 20,
+        min_interval: float = 0.01,  # the gap after each push: <= 30 frames/s at 400 kHz, ~10 at 100 kHz
         clock: Callable[[], float] = time.monotonic,
         retry_after: float = 1.0,
         reopen: Callable[[], Any] | None = None,
@@ -174,6 +177,7 @@ class FramePusher:
             self._taken(frame)
             self.skipped_unchanged += 1
             return False
+        started = self.clock()
         try:
             if self._failing and self.reopen is not None:
                 release(self.device)  # else every retry leaks a file descriptor
@@ -191,7 +195,7 @@ class FramePusher:
         self._shown = data
         self._taken(frame)
         self.pushed += 1
-        self._not_before = now + self.min_interval
+        self._not_before = now + (self.clock() - started) + self.min_interval  # the gap starts as the bus frees
         return True
 
     def _taken(self, frame: Image.Image) -> None:
