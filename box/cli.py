@@ -129,7 +129,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     if simulated:
         from box.sim.world import load_decks
 
-        tags = TagMap.simulated(load_decks(settings.decks_dir).values())
+        tags = TagMap.simulated(lambda: load_decks(settings.decks_dir).values())  # parsed at the first tap
         tags.merge(TagMap.load(state_dir / TAGS_FILE))
     settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
     box = Box(journal, tags, DiceCup(), settings, damaged=damaged)

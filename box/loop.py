@@ -99,16 +99,14 @@ class BoxLoop:
         """The real-time loop: sleep until an event or a deadline, never busy-wait."""
         from box import sdnotify
         from box.ports.display import PusherThread
-        from box.ports.nfc.reader import ReaderThread
+        from box.ports.nfc.reader import start_readers
 
-        threads = [ReaderThread(reader, self.enqueue) for reader in self.parts.readers.values()]
         pusher = PusherThread(self.parts.pusher)
-        for thread in threads:
-            thread.start()
         pusher.start()
         watchdog = sdnotify.WatchdogPinger(clock=self.clock)
         self.process(self.clock())
         sdnotify.ready()
+        readers = start_readers(self.parts.readers.values(), self.enqueue)  # after READY: they come online alone
         try:
             while not stop.is_set():
                 now = self.clock()
@@ -130,6 +128,5 @@ class BoxLoop:
                     stop.set()
         finally:
             sdnotify.stopping()
-            for thread in threads:
-                thread.stop()
+            readers.stop()
             pusher.stop()

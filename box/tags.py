@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from box.cards import Deck
@@ -36,14 +36,41 @@ class TagMap:
     """UIDs to cards, for all games at once (so a card of another game is recognised)."""
 
     def __init__(self, cards: Mapping[bytes, tuple[str, str]] | None = None):
-        self.cards: dict[bytes, tuple[str, str]] = dict(cards or {})
+        self._cards: dict[bytes, tuple[str, str]] = dict(cards or {})
+        self._deferred: list[Callable[[], None]] = []  # steps of a lazy map, run in order on first use
+
+    @property
+    def cards(self) -> dict[bytes, tuple[str, str]]:
+        """UID -> (game, card id); a lazy map is built here, on first use."""
+        while self._deferred:
+            self._deferred.pop(0)()
+        return self._cards
 
     @classmethod
-    def simulated(cls, decks: Iterable[Deck]) -> TagMap:
-        return cls({simulated_uid(d.game, cid): (d.game, cid) for d in decks for cid in d.cards})
+    def simulated(cls, decks: Iterable[Deck] | Callable[[], Iterable[Deck]]) -> TagMap:
+        """Made-up UIDs for every card of `decks`; given a function, the decks are loaded on first use.
+
+        >>> calls = []
+        >>> tags = TagMap.simulated(lambda: calls.append("parsed") or [])
+        >>> calls
+        []
+        >>> tags.cards, calls
+        ({}, ['parsed'])
+        """
+        tags = cls()
+
+        def build() -> None:
+            loaded = decks() if callable(decks) else decks
+            tags._cards.update({simulated_uid(d.game, cid): (d.game, cid) for d in loaded for cid in d.cards})
+
+        tags._deferred.append(build)
+        return tags
 
     def merge(self, other: TagMap) -> None:
         """Enrol every tag of `other` over these (a saved enrolment over the simulator's tags)."""
+        if self._deferred:
+            self._deferred.append(lambda: self.merge(other))
+            return
         for uid, (game, card_id) in other.cards.items():
             self.cards.pop(uid, None)
             self.enrol(uid, game, card_id)
