@@ -1,9 +1,11 @@
-"""Draw the wiring diagram (SVG) for each Pi model from the pin map.
+"""Draw the wiring diagram (SVG) for each Pi model from the pin map: every part, every wire.
 
 The pin map (`wiring/pinmap.toml`) says which GPIO each button and the buzzer use and where the
-OLED sits; this module adds what the pin map cannot know, which UART (and GPIO pair) each PN532
-reader uses on each Pi model, and draws the 40-pin header with every connection labelled.
-The same table is what `firmware/config-*.txt` and `systemd/udev/gravebox-*.rules` are checked
+OLED sits; this module adds what the pin map cannot know: which UART (and GPIO pair) each PN532
+reader uses on each Pi model, the power bus the parts share, and the parts' own terminals. From
+that it builds a netlist (`netlist`: every wire, end to end) and draws it: the 40-pin header, the
+parts with their named terminals, the power bus strip and each wire as its own coloured line.
+The same tables are what `firmware/config-*.txt` and `systemd/udev/gravebox-*.rules` are checked
 against (tests/test_wiring.py), so the drawing, the boot configuration and the udev names agree.
 
 Regenerate after changing the pin map or the tables below:
@@ -15,6 +17,8 @@ Regenerate after changing the pin map or the tables below:
 ['uart0', 'uart2', 'uart3']
 >>> HEADER[11], HEADER[1]
 (17, '3V3')
+>>> ("pin11", "up:NO") in {(w.a, w.b) for w in netlist(load_pinmap(DEFAULT_PINMAP), "pi4")}
+True
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -41,6 +45,17 @@ HEADER: dict[int, int | str] = {
 }  # fmt: skip
 PHYSICAL = {gpio: pin for pin, gpio in HEADER.items() if isinstance(gpio, int)}
 I2C1 = {"SDA": 2, "SCL": 3}  # i2c_port = 1 (the only I2C bus on the header's pins 3 and 5)
+WAKE_PIN = 5  # GPIO3: a short to GND wakes a halted Pi 4 or Zero 2 W (also the OLED's SCL)
+# The power bus strip, top to bottom: what feeds each rail.
+RAILS = {
+    "5V": "5 V from header pin 2",
+    "3V3": "3.3 V from header pin 1 (OLED only)",
+    "READERS": "3.3 V from the readers' regulator",
+    "GND": "GND from header pin 6",
+}
+# Current drawn from each rail, (low, high) in mA (datasheet figures and reports; measure yours).
+LOADS = {"reader": (100, 150), "oled": (10, 20)}
+PI_3V3_RULE_OF_THUMB = 500  # mA commonly quoted for the Pi's 3V3 pins, shared with the Pi itself
 
 
 @dataclass(frozen=True)
@@ -83,15 +98,17 @@ READER_PORTS: dict[str, tuple[ReaderPort, ...]] = {
     "zero2w": (_usb("left", 1), _usb("middle", 2), _usb("right", 3)),
 }
 
-# Colours per role: fill of the pin and of its label.
+# Colours per role: pins, wires and labels.
 COLOURS = {
     "3V3": "#e8a33d",
     "5V": "#d9534f",
+    "READERS": "#c77c0e",
     "GND": "#333333",
     "button": "#3a9d5d",
     "buzzer": "#8e5ea2",
     "display": "#3b7dd8",
     "reader": "#e07b24",
+    "usb": "#7a7a7a",
     "free": "#bbbbbb",
 }
 
@@ -101,11 +118,11 @@ def pin_roles(pinmap: PinMap, model: str) -> dict[int, tuple[str, str]]:
     roles: dict[int, tuple[str, str]] = {}
     for pin, what in HEADER.items():
         if what == "3V3":
-            roles[pin] = ("3V3", "3V3 power (OLED, readers)")
+            roles[pin] = ("3V3", "3V3 power (OLED)" if pin == 1 else "3V3: not used (readers have their own)")
         elif what == "5V":
-            roles[pin] = ("5V", "5V: do not use (3.3 V parts only)")
+            roles[pin] = ("5V", "5V to the power bus" if pin == 2 else "5V: not used")
         elif what == "GND":
-            roles[pin] = ("GND", "GND")
+            roles[pin] = ("GND", "GND to the power bus" if pin == 6 else "GND")
         else:
             roles[pin] = ("free", f"GPIO{what}")
     for name, gpio in pinmap.buttons.items():
@@ -120,74 +137,398 @@ def pin_roles(pinmap: PinMap, model: str) -> dict[int, tuple[str, str]]:
     return roles
 
 
+# --- the parts and the netlist ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part drawn as a box with its terminals: `top` ones face the header, `bottom` the bus."""
+
+    id: str
+    title: str
+    note: str
+    role: str
+    top: tuple[str, ...]
+    bottom: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One wire from end `a` to end `b`: "pin<N>" (header), "<part>:<terminal>" or "rail:<name>"."""
+
+    a: str
+    b: str
+    role: str
+    points: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"wire-{self.a}-{self.b}".replace(":", ".")
+
+
+def has_wake_button(model: str) -> bool:
+    """Pi 4 and Zero 2 W have no power button: a button from GPIO3 to GND wakes them from halt."""
+    return model != "pi5"
+
+
+def parts(pinmap: PinMap, model: str) -> list[Part]:
+    """Every part of the box on this model, left to right as drawn."""
+    d = pinmap.display
+    found = [
+        Part(
+            "oled",
+            f"OLED {d.controller.upper()}",
+            f"I2C {d.i2c_address:#04x}",
+            "display",
+            ("SDA", "SCL"),
+            ("VCC", "GND"),
+        ),
+        *(Part(name, f"button {name}", "arcade, microswitch", "button", ("NO",), ("COM",)) for name in pinmap.buttons),
+        Part("buzzer", "buzzer", pinmap.buzzer.kind, "buzzer", ("+",), ("−",)),
+    ]
+    if has_wake_button(model):
+        found.append(Part("wake", "button wake", "power on (optional)", "button", ("NO",), ("COM",)))
+    for port in READER_PORTS[model]:
+        if port.usb:
+            found.append(
+                Part(
+                    f"usb-{port.reader}",
+                    f"USB-serial {port.reader}",
+                    port.usb,
+                    "usb",
+                    ("USB",),
+                    ("RXD", "TXD", "", "", "GND"),
+                )
+            )
+        found.append(
+            Part(
+                f"reader-{port.reader}",
+                f"PN532 {port.reader}",
+                "HSU: switches 0 0",
+                "reader",
+                ("TXD", "RXD"),
+                ("VCC", "GND"),
+            )
+        )
+    if model == "zero2w":
+        found.append(Part("hub", "USB hub", "ports 1 2 3 below", "usb", ("IN",), ("1", "2", "3")))
+    found.append(Part("regulator", "3.3 V regulator", "≥ 1 A, for the readers", "READERS", ("IN", "GND", "OUT"), ()))
+    return found
+
+
+def netlist(pinmap: PinMap, model: str) -> list[Wire]:
+    """Every wire of the box on this model, in drawing order."""
+    wires = [
+        Wire("pin2", "rail:5V", "5V"),
+        Wire("pin1", "rail:3V3", "3V3"),
+        Wire("pin6", "rail:GND", "GND"),
+        Wire(f"pin{PHYSICAL[I2C1['SDA']]}", "oled:SDA", "display"),
+        Wire(f"pin{PHYSICAL[I2C1['SCL']]}", "oled:SCL", "display"),
+        Wire("oled:VCC", "rail:3V3", "3V3"),
+        Wire("oled:GND", "rail:GND", "GND"),
+    ]
+    for name, gpio in pinmap.buttons.items():
+        wires += [Wire(f"pin{PHYSICAL[gpio]}", f"{name}:NO", "button"), Wire(f"{name}:COM", "rail:GND", "GND")]
+    wires += [
+        Wire(f"pin{PHYSICAL[pinmap.buzzer.pin]}", "buzzer:+", "buzzer"),
+        Wire("buzzer:−", "rail:GND", "GND"),
+    ]
+    if has_wake_button(model):
+        wires += [Wire(f"pin{WAKE_PIN}", "wake:NO", "button"), Wire("wake:COM", "rail:GND", "GND")]
+    for port in READER_PORTS[model]:
+        reader = f"reader-{port.reader}"
+        if port.tx is not None and port.rx is not None:
+            wires += [
+                Wire(f"pin{PHYSICAL[port.tx]}", f"{reader}:RXD", "reader"),
+                Wire(f"pin{PHYSICAL[port.rx]}", f"{reader}:TXD", "reader"),
+            ]
+        else:
+            usb = f"usb-{port.reader}"
+            wires += [
+                Wire(f"hub:{port.usb.rsplit(' ', 1)[1] if port.usb else ''}", f"{usb}:USB", "usb"),
+                Wire(f"{usb}:TXD", f"{reader}:RXD", "reader"),
+                Wire(f"{usb}:RXD", f"{reader}:TXD", "reader"),
+                Wire(f"{usb}:GND", "rail:GND", "GND"),
+            ]
+        wires += [Wire(f"{reader}:VCC", "rail:READERS", "READERS"), Wire(f"{reader}:GND", "rail:GND", "GND")]
+    if model == "zero2w":
+        wires.append(Wire("usb-port", "hub:IN", "usb"))
+    wires += [
+        Wire("regulator:IN", "rail:5V", "5V"),
+        Wire("regulator:GND", "rail:GND", "GND"),
+        Wire("regulator:OUT", "rail:READERS", "READERS"),
+    ]
+    return wires
+
+
+def power_budget(model: str) -> list[str]:
+    """The budget lines: what each rail feeds and why the readers have their own 3.3 V."""
+    readers = len(READER_PORTS[model])
+    r_low, r_high = (readers * n for n in LOADS["reader"])
+    o_low, o_high = LOADS["oled"]
+    return [
+        f"Power budget. Readers: {readers} × {LOADS['reader'][0]}–{LOADS['reader'][1]} mA with the RF field on = "
+        f"{r_low}–{r_high} mA: the READERS rail, from its own 3.3 V regulator (≥ 1 A) fed by the 5 V rail. "
+        f"OLED: {o_low}–{o_high} mA from the Pi's 3V3 (pin 1). All of it on the Pi's 3V3 pins would be "
+        f"{r_low + o_low}–{r_high + o_high} mA against the ~{PI_3V3_RULE_OF_THUMB} mA rule of thumb that the Pi "
+        "itself shares: too close, so the readers never hang on pin 1 or 17.",
+        "Readers at 5 V instead: most PN532 boards have their own 3.3 V regulator and accept 5 V on VCC. Measure "
+        "first: power one board alone at 5 V; TXD to GND must read 3.3 V or less at idle (some boards shift their "
+        "UART to VCC level: 5 V would harm the Pi). If so, leave out the regulator and wire the READERS rail to 5 V.",
+    ]
+
+
 def connection_notes(pinmap: PinMap, model: str) -> list[str]:
-    """The lines printed under the header: how each part is connected."""
+    """The lines printed under the drawing: how each part is connected, in words."""
     d = pinmap.display
     notes = [
-        "Buttons: each between its GPIO and GND (internal pull-ups): "
+        "Buttons: microswitch NO (normally open) to the GPIO, COM to GND; NC stays free (wired to NC a button "
+        "reads as always pressed). Internal pull-ups, no resistors: "
         + ", ".join(f"{name} GPIO{gpio} (pin {PHYSICAL[gpio]})" for name, gpio in pinmap.buttons.items()),
         f"Buzzer ({pinmap.buzzer.kind}): + to GPIO{pinmap.buzzer.pin} (pin {PHYSICAL[pinmap.buzzer.pin]}), − to GND",
-        f"OLED {d.controller.upper()} 128×64, I2C{d.i2c_port} address {d.i2c_address:#04x}: VCC 3V3 (pin 1), GND (pin 9), "
-        f"SDA GPIO2 (pin 3), SCL GPIO3 (pin 5). Set display.controller to ssd1306 or sh1106 to match the panel.",
+        f"OLED {d.controller.upper()} 128×64, I2C{d.i2c_port} address {d.i2c_address:#04x}: VCC 3V3 (pin 1), GND, "
+        "SDA GPIO2 (pin 3), SCL GPIO3 (pin 5). Set display.controller to ssd1306 or sh1106 to match the panel.",
     ]
     for port in READER_PORTS[model]:
         device = pinmap.readers.get(port.reader, f"/dev/gravebox-{port.reader}")
         if port.usb:
             notes.append(
                 f"Reader {port.reader} → {device}: PN532 (HSU) on a 3.3 V USB-serial adapter in {port.usb}; "
-                "adapter TX → PN532 RXD, RX ← TXD, GND; PN532 VCC from 3V3 (pin 17)"
+                "adapter TXD → PN532 RXD, adapter RXD ← PN532 TXD, adapter GND to GND; PN532 VCC from the READERS rail"
             )
         else:
             notes.append(
                 f"Reader {port.reader} → {device}: PN532 (HSU) on {port.uart}: RXD to GPIO{port.tx} TX "
-                f"(pin {PHYSICAL[port.tx]}), TXD to GPIO{port.rx} RX (pin {PHYSICAL[port.rx]}), VCC 3V3, GND"
+                f"(pin {PHYSICAL[port.tx]}), TXD to GPIO{port.rx} RX (pin {PHYSICAL[port.rx]}), VCC READERS rail, GND"
             )
-    notes.append("All parts at 3.3 V. PN532 switches on HSU. Pin 1 is the square pad.")
-    return notes
+    notes.append(
+        "PN532 HSU pins: Elechouse V3 and the red 'PN532 NFC RFID Module V3': 4-pin header GND VCC SDA SCL on top, "
+        "TXD RXD on the back (TXD = SDA, RXD = SCL), both switches OFF (0 0) = HSU. Adafruit breakout: FTDI header "
+        "GND, 5.0V, TXD, RXD; SEL0 and SEL1 off = UART."
+    )
+    if has_wake_button(model):
+        notes.append(
+            "Power on again after a power-off: replug the supply, or press the wake button (GPIO3, pin 5, to GND; "
+            "it shares the OLED's SCL, harmless while the box runs)."
+        )
+    else:
+        notes.append(
+            "Power on again after a power-off: press the Pi 5's power button (or a button wired to its J2 pads)."
+        )
+    notes.append("Pin 1 is the square pad. Signals are 3.3 V only: nothing at 5 V may reach a GPIO.")
+    return [*notes, *power_budget(model)]
+
+
+# --- layout ----------------------------------------------------------------------------------
+
+WIDTH = 1500
+HEADER_TOP, ROW = 100, 22
+LEFT_X, RIGHT_X = 700, 730  # the header's two pin columns
+TRACKS_TOP = HEADER_TOP + 20 * ROW + 20
+TRACK = 7
+PART_W, PART_H, TERMINAL = 92, 64, 26
+
+
+@dataclass
+class Layout:
+    """Where each part and terminal is drawn, and the routed wires."""
+
+    boxes: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    ends: dict[str, tuple[int, int]] = field(default_factory=dict)
+    rails: dict[str, int] = field(default_factory=dict)
+    rail_x: tuple[int, int] = (60, WIDTH - 20)
+    wires: list[Wire] = field(default_factory=list)
+    height: int = 0
+
+
+def _place(layout: Layout, part: Part, x: int, y: int, width: int = PART_W) -> None:
+    """Put a part's box at (x, y); its terminals every TERMINAL pixels ("" leaves a gap)."""
+    layout.boxes[part.id] = (x, y, width, PART_H)
+    for names, edge in ((part.top, y), (part.bottom, y + PART_H)):
+        for index, name in enumerate(names):
+            if name:
+                layout.ends[f"{part.id}:{name}"] = (x + 14 + index * TERMINAL, edge)
+
+
+def _pin_point(pin: int) -> tuple[int, int]:
+    return (LEFT_X if pin % 2 else RIGHT_X, HEADER_TOP + (pin - 1) // 2 * ROW)
+
+
+def layout(pinmap: PinMap, model: str) -> Layout:
+    """Place the parts, the bus and the wires (deterministic)."""
+    out = Layout()
+    wires = netlist(pinmap, model)
+    header_wires = [w for w in wires if w.a.startswith("pin") or w.a == "usb-port"]
+    all_parts = {p.id: p for p in parts(pinmap, model)}
+    row_y = TRACKS_TOP + TRACK * (len(header_wires) + 1) + 30
+    x = 70
+    for part in all_parts.values():
+        if part.role in ("display", "button", "buzzer"):
+            _place(out, part, x, row_y)
+            x += PART_W + 14
+    x += 20
+    readers = [p for p in all_parts.values() if p.role == "reader"]
+    readers_y = row_y
+    if model == "zero2w":
+        # Hub at the end of the first row; below it a row of adapters, each above its reader.
+        _place(out, all_parts["hub"], x, row_y, width=120)
+        out.ends["usb-port"] = (WIDTH - 60, HEADER_TOP)
+        adapters_y = row_y + PART_H + 50
+        readers_y = adapters_y + PART_H + 50
+        for index, reader in enumerate(readers):
+            _place(
+                out, all_parts[f"usb-{reader.id.removeprefix('reader-')}"], x + index * (PART_W + 50), adapters_y, 126
+            )
+    for index, reader in enumerate(readers):
+        _place(out, reader, x + index * (PART_W + 50), readers_y)
+    bus_top = readers_y + PART_H + 40
+    for index, rail in enumerate(RAILS):
+        out.rails[rail] = bus_top + 16 + index * 22
+    regulator_y = bus_top + 16 + len(RAILS) * 22 + 20
+    _place(out, all_parts["regulator"], WIDTH - 20 - PART_W - 40, regulator_y, PART_W + 20)
+    out.height = regulator_y + PART_H + 30
+
+    # Header wires: out of the pin sideways to a lane of their own (lower pins nearer the header),
+    # down to a track of their own below the header, along it to the part, down to the terminal.
+    from_pins = [w for w in header_wires if w.a.startswith("pin")]
+    left = sorted((w for w in from_pins if int(w.a[3:]) % 2), key=lambda w: -int(w.a[3:]))
+    right = sorted((w for w in from_pins if not int(w.a[3:]) % 2), key=lambda w: -int(w.a[3:]))
+    lane: dict[str, int] = {}
+    for index, wire in enumerate(left):
+        lane[wire.b] = LEFT_X - 40 - index * 8
+    for index, wire in enumerate(right):
+        lane[wire.b] = RIGHT_X + 40 + index * 8
+    margin = {"rail:5V": 20, "rail:3V3": 30, "rail:GND": 40}
+    for index, wire in enumerate(header_wires):
+        track = TRACKS_TOP + TRACK * index
+        if wire.a == "usb-port":
+            start = out.ends["usb-port"]
+            end = out.ends[wire.b]
+            via: tuple[tuple[int, int], ...] = ((start[0], track), (end[0], track))
+        elif wire.b.startswith("rail:"):
+            start = _pin_point(int(wire.a[3:]))
+            end = (out.rail_x[0], out.rails[wire.b[5:]])
+            via = ((lane[wire.b], start[1]), (lane[wire.b], track), (margin[wire.b], track), (margin[wire.b], end[1]))
+        else:
+            start = _pin_point(int(wire.a[3:]))
+            end = out.ends[wire.b]
+            via = ((lane[wire.b], start[1]), (lane[wire.b], track), (end[0], track))
+        out.wires.append(Wire(wire.a, wire.b, wire.role, (start, *via, end)))
+    for wire in wires:
+        if wire in header_wires:
+            continue
+        a = out.ends[wire.a]
+        if wire.b.startswith("rail:"):
+            out.wires.append(Wire(wire.a, wire.b, wire.role, (a, (a[0], out.rails[wire.b[5:]]))))
+        elif wire.a.startswith("hub:"):
+            b = out.ends[wire.b]
+            mid = a[1] + 12 * int(wire.a[4:])
+            out.wires.append(Wire(wire.a, wire.b, wire.role, (a, (a[0], mid), (b[0], mid), b)))
+        else:
+            out.wires.append(Wire(wire.a, wire.b, wire.role, (a, out.ends[wire.b])))
+    return out
+
+
+def _text(x: int, y: int, text: str, **attributes: str) -> str:
+    extra = "".join(f' {key.replace("_", "-")}="{value}"' for key, value in attributes.items())
+    return f'<text x="{x}" y="{y}"{extra}>{escape(text)}</text>'
 
 
 def render_svg(pinmap: PinMap, model: str) -> str:
     """The wiring diagram of one model as SVG text (deterministic: same input, same bytes)."""
     roles = pin_roles(pinmap, model)
-    # One note may take several lines; continuation lines are indented.
+    placed = layout(pinmap, model)
+    all_parts = {p.id: p for p in parts(pinmap, model)}
     notes = [
         line
         for note in connection_notes(pinmap, model)
-        for line in textwrap.wrap(note, width=125, subsequent_indent="    ")
+        for line in textwrap.wrap(note, width=150, subsequent_indent="    ")
     ]
-    top, row, width = 70, 24, 1000
-    left_x, right_x = width // 2 - 16, width // 2 + 16
-    notes_y = top + 20 * row + 30
-    height = notes_y + 22 * len(notes) + 20
+    notes_y = placed.height + 10
+    height = notes_y + 20 * len(notes) + 20
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="13">',
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="20" y="30" font-size="20" font-weight="bold">Gravebox wiring: {escape(MODELS[model])}</text>',
-        '<text x="20" y="52" fill="#555555">40-pin header seen from above, odd pins on the left '
-        "(generated from wiring/pinmap.toml by box/wiring_diagram.py)</text>",
-        f'<rect x="{left_x - 16}" y="{top - 16}" width="64" height="{20 * row + 8}" rx="6" fill="#1d1d1d"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">',
+        f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
+        _text(20, 30, f"Gravebox wiring: {MODELS[model]}", font_size="20", font_weight="bold"),
+        _text(
+            20,
+            52,
+            "Every part and every wire. The 40-pin header seen from above (odd pins left); parts below it, "
+            "the power bus strip at the bottom (generated from wiring/pinmap.toml by box/wiring_diagram.py)",
+            fill="#555555",
+        ),
+        f'<rect x="{LEFT_X - 14}" y="{HEADER_TOP - 14}" width="{RIGHT_X - LEFT_X + 28}" height="{20 * ROW + 6}" '
+        'rx="5" fill="#1d1d1d"/>',
     ]
+    if model == "zero2w":
+        ux, uy = placed.ends["usb-port"]
+        out.append(
+            f'<g id="part-usb-port"><rect x="{ux - 40}" y="{uy - 24}" width="80" height="24" rx="3" fill="#555555"/>'
+        )
+        out.append(_text(ux, uy - 8, "Zero USB data", font_size="10", text_anchor="middle", fill="#ffffff"))
+        out.append(f'<circle cx="{ux}" cy="{uy}" r="3" fill="{COLOURS["usb"]}"/></g>')
     for pin in range(1, 41):
         role, label = roles[pin]
-        x = left_x if pin % 2 else right_x
-        y = top + (pin - 1) // 2 * row
+        x, y = _pin_point(pin)
         colour = COLOURS[role]
         shape = (
-            f'<rect x="{x - 9}" y="{y - 9}" width="18" height="18" fill="{colour}" stroke="#ffffff"/>'
+            f'<rect x="{x - 8}" y="{y - 8}" width="16" height="16" fill="{colour}" stroke="#ffffff"/>'
             if pin == 1
-            else f'<circle cx="{x}" cy="{y}" r="9" fill="{colour}" stroke="#ffffff"/>'
+            else f'<circle cx="{x}" cy="{y}" r="8" fill="{colour}" stroke="#ffffff"/>'
         )
         out.append(f'<g id="pin{pin}">{shape}')
-        out.append(f'<text x="{x}" y="{y + 4}" font-size="9" text-anchor="middle" fill="#ffffff">{pin}</text>')
-        text_x, anchor = (x - 22, "end") if pin % 2 else (x + 22, "start")
-        weight = ' font-weight="bold"' if role not in ("free", "GND") else ""
+        out.append(_text(x, y + 3, str(pin), font_size="8", text_anchor="middle", fill="#ffffff"))
+        # Labels sit beyond the lanes: odd pins far left, even pins far right.
+        text_x, anchor = (LEFT_X - 150, "end") if pin % 2 else (RIGHT_X + 150, "start")
+        weight = {} if role in ("free", "GND") else {"font_weight": "bold"}
         fill = "#888888" if role == "free" else colour
+        out.append(_text(text_x, y + 4, label, text_anchor=anchor, fill=fill, **weight) + "</g>")
+    # The bus strip.
+    bx0, bx1 = placed.rail_x
+    top = min(placed.rails.values()) - 16
+    out.append(
+        f'<g id="bus"><rect x="{bx0 - 6}" y="{top}" width="{bx1 - bx0 + 12}" height="{len(RAILS) * 22 + 10}" '
+        'rx="4" fill="#f4f1ea" stroke="#999999"/>'
+    )
+    for rail, y in placed.rails.items():
         out.append(
-            f'<text x="{text_x}" y="{y + 4}" text-anchor="{anchor}" fill="{fill}"{weight}>{escape(label)}</text></g>'
+            f'<line id="rail-{rail}" x1="{bx0}" y1="{y}" x2="{bx1}" y2="{y}" stroke="{COLOURS[rail]}" stroke-width="4"/>'
         )
+        out.append(_text(bx0 + 6, y - 4, f"{rail}: {RAILS[rail]}", font_size="10", fill=COLOURS[rail]))
+    out.append("</g>")
+    # Parts.
+    for part_id, (x, y, w, h) in placed.boxes.items():
+        part = all_parts[part_id]
+        colour = COLOURS[part.role]
+        out.append(
+            f'<g id="part-{part_id}"><rect x="{x}" y="{y}" width="{w}" height="{h}" rx="4" fill="#ffffff" stroke="{colour}" stroke-width="2"/>'
+        )
+        out.append(_text(x + w // 2, y + 28, part.title, text_anchor="middle", font_weight="bold", fill=colour))
+        out.append(_text(x + w // 2, y + 42, part.note, text_anchor="middle", font_size="9", fill="#555555"))
+        for names, edge, dy in ((part.top, y, 12), (part.bottom, y + h, -5)):
+            for name in filter(None, names):
+                tx, _ = placed.ends[f"{part_id}:{name}"]
+                out.append(f'<circle cx="{tx}" cy="{edge}" r="3" fill="{colour}"/>')
+                out.append(_text(tx, edge + dy, name, font_size="9", text_anchor="middle"))
+        out.append("</g>")
+    # Wires, each a polyline with a dot where it meets a rail.
+    for wire in placed.wires:
+        points = " ".join(f"{x},{y}" for x, y in wire.points)
+        width = "3" if wire.role == "usb" else "1.6"
+        out.append(
+            f'<g id="{wire.id}"><polyline points="{points}" fill="none" stroke="{COLOURS[wire.role]}" stroke-width="{width}"/>'
+        )
+        if wire.b.startswith("rail:"):
+            ex, ey = wire.points[-1]
+            out.append(f'<circle cx="{ex}" cy="{ey}" r="3.5" fill="{COLOURS[wire.b[5:]]}"/>')
+        out.append("</g>")
+    # Rail names last, on a halo, so that no wire hides them.
+    for rail, y in placed.rails.items():
+        halo = {"stroke": "#f4f1ea", "stroke_width": "4", "paint_order": "stroke"}
+        out.append(_text(bx0 + 6, y - 4, f"{rail}: {RAILS[rail]}", font_size="10", fill=COLOURS[rail], **halo))
     for index, note in enumerate(notes):
-        out.append(f'<text x="20" y="{notes_y + 22 * index}" xml:space="preserve">{escape(note)}</text>')
+        out.append(_text(20, notes_y + 20 * index, note, **{"xml:space": "preserve"}))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
