@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 
 import pytest
@@ -9,7 +10,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from box.games.base import Sound
 from box.pinmap import PinUnavailable
-from box.ports.buzzer import MELODIES, BeepOutput, BuzzerPlayer, TonalOutput
+from box.ports.buzzer import DEFAULT_VOLUME, MELODIES, VOLUMES, BeepOutput, BuzzerPlayer, TonalOutput
 
 PIN = 18
 SOUND_NAMES = [value for name, value in vars(Sound).items() if name.isupper()]
@@ -146,3 +147,55 @@ def test_a_bad_pin_is_named(factory):
         TonalOutput(99, factory)
     with pytest.raises(PinUnavailable, match="buzzer on GPIO99"):
         BeepOutput(99, factory)
+
+
+def duty(factory):
+    """The duty cycle the piezo is driven with right now (0 when silent)."""
+    return factory.pin(PIN).state
+
+
+@pytest.mark.parametrize("level", list(VOLUMES))
+def test_the_volume_is_the_piezos_duty_cycle(tonal, factory, level):
+    tonal.set_volume(level)
+    tonal.play(Sound.RIGHT, now=0.0)
+    assert heard(factory) == 1318.5 and duty(factory) == VOLUMES[level]
+    run_to_end(tonal, factory, 0.0)
+    assert duty(factory) == 0
+    assert tonal.state() == {"volume": level, "muted": False}
+
+
+def test_volume_levels_get_quieter_step_by_step():
+    # The fundamental of a square wave of duty d has amplitude sin(pi d): each step is quieter.
+    loudness = [math.sin(math.pi * d) for d in VOLUMES.values()]
+    assert loudness == sorted(loudness) and VOLUMES[DEFAULT_VOLUME] == 0.5
+    assert 20 * math.log10(loudness[0]) < -15, "low is clearly quieter than high"
+
+
+def test_an_unknown_volume_changes_nothing(tonal, factory):
+    tonal.set_volume("medium")
+    with pytest.raises(ValueError, match="unknown volume 'eleven'; levels: low, medium, high"):
+        tonal.set_volume("eleven")
+    assert tonal.volume == "medium"
+    tonal.play(Sound.CLICK, now=0.0)
+    assert duty(factory) == VOLUMES["medium"]
+
+
+def test_mute_silences_every_sound_and_cuts_the_one_playing(tonal, factory):
+    tonal.play(Sound.FANFARE, now=0.0)
+    tonal.set_muted(True)
+    assert heard(factory) is None and tonal.next_deadline() is None
+    tonal.play(Sound.RIGHT, now=1.0)
+    assert heard(factory) is None and tonal.next_deadline() is None
+    assert tonal.state() == {"volume": DEFAULT_VOLUME, "muted": True}
+    tonal.set_muted(False)
+    tonal.play(Sound.RIGHT, now=2.0)
+    assert heard(factory) == 1318.5
+
+
+def test_an_active_buzzer_mutes_but_has_one_loudness(factory):
+    player = BuzzerPlayer(BeepOutput(PIN, factory), volume="low")
+    player.play(Sound.CLICK, now=0.0)
+    assert factory.pin(PIN).state == 1, "on at full: an active buzzer cannot be made quieter"
+    player.set_muted(True)
+    assert factory.pin(PIN).state == 0
+    player.close()

@@ -11,7 +11,15 @@ from luma.core.error import DeviceNotFoundError
 from luma.core.interface.serial import noop
 from PIL import Image, ImageDraw
 
-from box.ports.display import DisplayUnavailable, FramePusher, PusherThread, open_dummy, open_oled
+from box.ports.display import (
+    DisplayUnavailable,
+    FramePusher,
+    PusherThread,
+    ScreenCare,
+    open_dummy,
+    open_oled,
+    release,
+)
 
 
 def frame(text: str) -> Image.Image:
@@ -56,11 +64,11 @@ def test_open_dummy_is_a_one_bit_128_by_64_device():
 
 
 @pytest.mark.parametrize("controller", ["ssd1306", "sh1106"])
-def test_open_oled_builds_the_controllers_driver_and_keeps_the_last_frame(controller):
+def test_open_oled_builds_the_controllers_driver(controller):
     device = open_oled(controller, 1, 0x3C, serial=noop())
     assert type(device).__name__ == controller
     assert device.size == (128, 64)
-    assert device.persist is True
+    assert device.persist is False, "the box switches the panel off itself when it stops"
 
 
 def test_open_oled_names_what_to_check_when_the_bus_is_missing():
@@ -208,3 +216,85 @@ def test_stopping_the_thread_shows_the_last_frame_the_rate_cap_held_back():
     thread.stop()
     assert shows(device, frame("Safe to unplug"))
     assert pusher.pushed == 2
+
+
+class Panel(dummy):
+    """luma's dummy device that records the panel commands the box sends (contrast, on, off)."""
+
+    def __init__(self):
+        super().__init__(width=128, height=64, mode="1")
+        self.commands: list[tuple] = []
+
+    def contrast(self, level: int) -> None:
+        super().contrast(level)
+        self.commands.append(("contrast", level))
+
+    def show(self) -> None:
+        self.commands.append(("on",))
+
+    def hide(self) -> None:
+        self.commands.append(("off",))
+
+
+def test_release_switches_the_panel_off_unless_told_not_to():
+    panel = Panel()
+    release(panel)
+    assert panel.commands == [("off",)]
+    release(panel, blank=False)
+    assert panel.commands == [("off",)]
+
+
+def test_panel_settings_go_out_with_the_push_and_again_after_a_reopen():
+    clock = Clock()
+    panels = [Panel(), Panel()]
+    pusher = FramePusher(panels[0], clock=clock, reopen=lambda: panels.pop())
+    pusher.set_panel(160, on=True)
+    assert pusher.next_deadline() is not None, "a panel change alone is work to do"
+    assert pusher.push_due(0.0) is False and panels[0].commands == [("contrast", 160), ("on",)]
+    assert pusher.next_deadline() is None
+    pusher.set_panel(20, on=False)
+    pusher.submit(frame("dark"))
+    assert pusher.push_due(1.0) is True
+    assert panels[0].commands[-2:] == [("contrast", 20), ("off",)] and shows(panels[0], frame("dark"))
+    # The bus fails; the reopened panel gets the same settings before its first frame.
+    first = pusher.device
+
+    def unplugged(image: Image.Image) -> None:
+        raise DeviceNotFoundError("I2C device not found on address: 0x3C")
+
+    first.display = unplugged  # type: ignore[method-assign]
+    pusher.submit(frame("again"))
+    assert pusher.push_due(2.0) is False
+    assert pusher.push_due(3.5) is True
+    assert pusher.device is not first and pusher.device.commands == [("contrast", 20), ("off",)]
+    with pytest.raises(ValueError, match=r"contrast must be 0\.\.255"):
+        pusher.set_panel(256, on=True)
+
+
+def test_the_screen_dims_then_blanks_after_idle_minutes_and_any_input_wakes_it():
+    care = ScreenCare(contrast=200, dim_after=120.0, blank_after=600.0, now=0.0)
+    assert care.panel() == (200, True) and care.next_deadline() == 120.0
+    care.advance(119.9)
+    assert care.state() == {"contrast": 200, "dimmed": False, "blank": False}
+    care.advance(120.0)
+    assert care.state() == {"contrast": 200, "dimmed": True, "blank": False}
+    assert care.panel() == (25, True) and care.next_deadline() == 600.0
+    assert care.input(300.0) is True, "a press on a dimmed screen only wakes it"
+    assert care.panel() == (200, True) and care.next_deadline() == 420.0
+    assert care.input(310.0) is False, "the next press is an action"
+    care.advance(910.0)
+    assert care.state() == {"contrast": 200, "dimmed": True, "blank": True}
+    assert care.panel() == (25, False) and care.next_deadline() is None, "dark: nothing more to time"
+    assert care.input(4000.0) is True and care.panel() == (200, True)
+
+
+def test_screen_care_settings_are_checked():
+    with pytest.raises(ValueError, match="0 < dim_after < blank_after"):
+        ScreenCare(dim_after=600.0, blank_after=120.0)
+    care = ScreenCare(contrast=100)
+    for bad in (-1, 256, 12.5, True):
+        with pytest.raises(ValueError, match=r"contrast must be a whole number 0\.\.255"):
+            care.set_contrast(bad)  # type: ignore[arg-type]
+    assert care.contrast == 100
+    care.set_contrast(0)
+    assert care.panel() == (0, True)

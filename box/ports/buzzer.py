@@ -6,11 +6,20 @@ output for the note due. The output is a passive piezo (`TonalOutput`, tones on
 gpiozero's `TonalBuzzer`) or an active buzzer (`BeepOutput`, on/off on
 gpiozero's `Buzzer`).
 
+Volume and mute: `set_volume(level)` picks one of `VOLUMES` and `muted` silences every sound.
+A passive piezo's loudness follows the PWM duty cycle: the tone's fundamental has an amplitude
+proportional to sin(π · duty), loudest at 50 % (the most a GPIO pin can give), about −9 dB at
+12 % and −18 dB at 4 %; lower duty also sounds thinner (more overtones). That gives a few coarse
+steps, not a smooth volume knob, and nothing louder than "high". An active buzzer makes its own
+tone at a fixed loudness: only mute works on it.
+
 >>> class Recorder:
 ...     def __init__(self):
 ...         self.heard = []
 ...     def sound(self, frequency):
 ...         self.heard.append(frequency)
+...     def set_duty(self, duty):
+...         pass
 ...     def close(self):
 ...         pass
 >>> player = BuzzerPlayer(Recorder())
@@ -80,10 +89,17 @@ MELODIES: Mapping[str, tuple[Note, ...]] = MappingProxyType(
 )
 
 
+# Volume levels: the PWM duty cycle a passive piezo is driven with (see the module's docstring).
+VOLUMES: Mapping[str, float] = MappingProxyType({"low": 0.04, "medium": 0.12, "high": 0.5})
+DEFAULT_VOLUME = "high"
+
+
 class BuzzerOutput(Protocol):
-    """What the player drives: a frequency in Hz, or None for silence."""
+    """What the player drives: a frequency in Hz, or None for silence; a PWM duty for loudness."""
 
     def sound(self, frequency: float | None) -> None: ...
+
+    def set_duty(self, duty: float) -> None: ...
 
     def close(self) -> None: ...
 
@@ -91,16 +107,46 @@ class BuzzerOutput(Protocol):
 class BuzzerPlayer:
     """Plays one melody at a time on an output; a new sound replaces the one playing."""
 
-    def __init__(self, output: BuzzerOutput):
+    def __init__(self, output: BuzzerOutput, volume: str = DEFAULT_VOLUME, muted: bool = False):
         self.output = output
         self._notes: tuple[Note, ...] = ()
         self._ends: tuple[float, ...] = ()  # when each note of the melody ends
         self._index = 0
+        self.volume = DEFAULT_VOLUME
+        self.muted = False
+        self.set_volume(volume)
+        self.set_muted(muted)
+
+    def set_volume(self, level: str) -> None:
+        """Play at `level` (a key of `VOLUMES`) from now on; an unknown level changes nothing.
+
+        >>> player = BuzzerPlayer(_Silent())
+        >>> player.set_volume("loud")
+        Traceback (most recent call last):
+        ValueError: unknown volume 'loud'; levels: low, medium, high
+        """
+        if level not in VOLUMES:
+            raise ValueError(f"unknown volume {level!r}; levels: {', '.join(VOLUMES)}")
+        self.volume = level
+        self.output.set_duty(VOLUMES[level])
+
+    def set_muted(self, muted: bool) -> None:
+        """Mute (cutting off the sound playing) or unmute."""
+        self.muted = muted
+        if muted and self.playing:
+            self._ends, self._index = (), 0
+            self.output.sound(None)
+
+    def state(self) -> dict[str, Any]:
+        """For the state dump: `{"volume": level, "muted": bool}`."""
+        return {"volume": self.volume, "muted": self.muted}
 
     def play(self, sound: str, now: float) -> None:
-        """Start `sound` (a `Sound` name) at `now`, cutting off whatever was playing."""
+        """Start `sound` (a `Sound` name) at `now`, cutting off whatever was playing; muted: nothing."""
         if sound not in MELODIES:
             raise ValueError(f"unknown sound {sound!r}; known: {', '.join(MELODIES)}")
+        if self.muted:
+            return
         self._notes = MELODIES[sound]
         self._ends = tuple(accumulate((note.seconds for note in self._notes), initial=now))[1:]
         self._index = 0
@@ -132,14 +178,32 @@ class BuzzerPlayer:
         self.output.close()
 
 
+class _Silent:
+    """An output that plays nothing (for examples)."""
+
+    def sound(self, frequency: float | None) -> None:
+        pass
+
+    def set_duty(self, duty: float) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class TonalOutput:
-    """A passive piezo on a GPIO (ideally GPIO18, hardware PWM), played with gpiozero's `TonalBuzzer`."""
+    """A passive piezo on a GPIO (ideally GPIO18), played with gpiozero's `TonalBuzzer`.
+
+    TonalBuzzer always drives 50 % duty; the duty for the volume is set on its PWM device
+    right after each tone starts.
+    """
 
     def __init__(self, pin: int, pin_factory: Any):
         from gpiozero import TonalBuzzer
         from gpiozero.tones import Tone
 
         self._tone = Tone
+        self._duty = VOLUMES[DEFAULT_VOLUME]
         try:
             self._buzzer = TonalBuzzer(
                 pin, mid_tone=Tone(frequency=MID_TONE_HZ), octaves=OCTAVES, pin_factory=pin_factory
@@ -152,6 +216,12 @@ class TonalOutput:
             self._buzzer.stop()
         else:
             self._buzzer.play(self._tone(frequency=frequency))
+            self._buzzer.pwm_device.value = self._duty
+
+    def set_duty(self, duty: float) -> None:
+        if not 0 < duty <= 0.5:
+            raise ValueError(f"a piezo's duty cycle must be in (0, 0.5], not {duty}")
+        self._duty = duty
 
     def close(self) -> None:
         self._buzzer.close()
@@ -173,6 +243,9 @@ class BeepOutput:
             self._buzzer.off()
         else:
             self._buzzer.on()
+
+    def set_duty(self, duty: float) -> None:
+        """An active buzzer has its own oscillator and one loudness: volume levels do nothing."""
 
     def close(self) -> None:
         self._buzzer.close()

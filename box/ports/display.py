@@ -59,10 +59,17 @@ def without_exit_hook(build: Callable[[], Any]) -> Any:
             atexit.register = register
 
 
-def release(device: Any) -> None:
-    """Let go of a device's bus handle (its last frame stays shown: `persist`); never raises."""
+def release(device: Any, blank: bool = True) -> None:
+    """Let go of a device's bus handle; never raises.
+
+    With `blank` (the box stopping or powering off) the panel is switched off first, so no
+    frame stays lit for hours on a box nobody watches. A reopen after an I2C error passes
+    `blank=False`: that device is already gone.
+    """
     interface = getattr(device, "_serial_interface", None)
     try:
+        if blank:
+            device.hide()
         if interface is not None:
             interface.cleanup()
     except Exception as error:  # a dead bus may fail to close; whoever releases goes on
@@ -72,11 +79,9 @@ def release(device: Any) -> None:
 def open_oled(controller: str, i2c_port: int, i2c_address: int, serial: Any = None) -> Any:
     """The luma device for a 128x64 `controller` ("ssd1306" or "sh1106") on I2C.
 
-    `persist` is set on purpose: luma blanks the panel when the process exits
-    unless it is. The box's last frame ("Safe to unplug" at power-off, or the
-    error that stopped the service) should stay readable after the service
-    has gone; a restarting service also shows no blank flash. The service
-    draws its own blank screen when it means one.
+    luma's own exit hook is left out (`without_exit_hook`); the box switches the
+    panel off itself when it stops or powers off (`release`), so no frame burns in
+    on a box left plugged in. `persist` stays off to match.
 
     `serial` replaces the I2C interface (luma's `noop()` in tests).
     """
@@ -96,7 +101,7 @@ def open_oled(controller: str, i2c_port: int, i2c_address: int, serial: Any = No
             f"that `i2cdetect -y {i2c_port}` shows the panel (0x3C or 0x3D: set display.i2c_address), "
             "and the wiring: SDA on GPIO2 (pin 3), SCL on GPIO3 (pin 5), VCC 3.3 V, GND."
         ) from error
-    device.persist = True
+    device.persist = False
     return device
 
 
@@ -144,12 +149,26 @@ class FramePusher:
         self._shown: bytes | None = None  # the bytes of the last frame the panel took
         self._not_before = float("-inf")  # rate cap or retry backoff
         self._failing = False
+        self._panel: tuple[int, bool] | None = None  # wanted (contrast, on); None: the panel's own
+        self._panel_applied: tuple[int, bool] | None = None
 
     def submit(self, image: Image.Image) -> None:
         """Offer a frame (replacing any frame not yet pushed). Never blocks on the bus."""
         with self._lock:
             self._pending = image
             self.submitted += 1
+        self.wake.set()
+
+    def set_panel(self, contrast: int, on: bool) -> None:
+        """Ask for the panel's contrast (0..255) and on/off state; sent with the next push.
+
+        Every bus access stays on the pushing side (the pusher thread on a real box), and a
+        reopened panel gets the same settings again.
+        """
+        if not 0 <= contrast <= 255:
+            raise ValueError(f"contrast must be 0..255, not {contrast}")
+        with self._lock:
+            self._panel = (contrast, on)
         self.wake.set()
 
     def push_due(self, now: float) -> bool:
@@ -165,24 +184,37 @@ class FramePusher:
     def next_deadline(self) -> float | None:
         """When `push_due` next has work (a past time means now), or None with nothing pending."""
         with self._lock:
-            return None if self._pending is None else self._not_before
+            idle = self._pending is None and self._panel in (None, self._panel_applied)
+            return None if idle else self._not_before
 
     def _push(self, now: float) -> bool:
         with self._lock:
-            frame = self._pending
-        if frame is None:
+            frame, panel = self._pending, self._panel
+        panel_due = panel is not None and panel != self._panel_applied
+        if frame is None and not panel_due:
             return False
-        data = frame.tobytes()
-        if data == self._shown:
+        data = frame.tobytes() if frame is not None else None
+        if frame is not None and data == self._shown and not panel_due:
             self._taken(frame)
             self.skipped_unchanged += 1
             return False
         started = self.clock()
         try:
             if self._failing and self.reopen is not None:
-                release(self.device)  # else every retry leaks a file descriptor
+                release(self.device, blank=False)  # else every retry leaks a file descriptor
                 self.device = self.reopen()
-            self.device.display(frame)
+                self._panel_applied = None  # a fresh panel starts with its own defaults
+                panel_due = panel is not None
+            if panel_due and panel is not None:
+                contrast, on = panel
+                self.device.contrast(contrast)
+                if on:
+                    self.device.show()
+                else:
+                    self.device.hide()
+                self._panel_applied = panel
+            if frame is not None and data != self._shown:
+                self.device.display(frame)
         except self._bus_errors as error:
             if not self._failing:
                 log.warning("OLED push failed (%s); retrying every %.1f s, the game goes on", error, self.retry_after)
@@ -192,8 +224,13 @@ class FramePusher:
         if self._failing:
             log.info("OLED is back")
             self._failing = False
-        self._shown = data
+        if frame is None:
+            return False
         self._taken(frame)
+        if data == self._shown:
+            self.skipped_unchanged += 1
+            return False
+        self._shown = data
         self.pushed += 1
         self._not_before = now + (self.clock() - started) + self.min_interval  # the gap starts as the bus frees
         return True
@@ -203,6 +240,80 @@ class FramePusher:
         with self._lock:
             if self._pending is frame:
                 self._pending = None
+
+
+DEFAULT_CONTRAST = 160  # of 255: bright enough indoors, and easier on the panel than full
+DIM_AFTER = 120.0  # seconds without input before the screen dims
+BLANK_AFTER = 600.0  # seconds without input before it goes dark
+
+
+class ScreenCare:
+    """When the OLED dims and blanks, on explicit times (no clock inside, no thread).
+
+    OLED pixels wear with the hours they are lit, so a frame that stands still for hours burns
+    in. After `dim_after` seconds without input the panel dims to an eighth of its contrast;
+    after `blank_after` it goes dark. Any input wakes it, and `input` answers True for an input
+    that woke it: the box then takes that input as "wake up", not as an action.
+
+    >>> care = ScreenCare(contrast=160, dim_after=120, blank_after=600, now=0.0)
+    >>> care.next_deadline(), care.state()
+    (120.0, {'contrast': 160, 'dimmed': False, 'blank': False})
+    >>> care.advance(120.0); care.panel(), care.next_deadline()
+    ((20, True), 600.0)
+    >>> care.advance(600.0); care.state(), care.next_deadline()
+    ({'contrast': 160, 'dimmed': True, 'blank': True}, None)
+    >>> care.input(700.0), care.input(701.0), care.panel()
+    (True, False, (160, True))
+    """
+
+    def __init__(
+        self,
+        contrast: int = DEFAULT_CONTRAST,
+        dim_after: float = DIM_AFTER,
+        blank_after: float = BLANK_AFTER,
+        now: float = 0.0,
+    ):
+        if not 0 < dim_after < blank_after:
+            raise ValueError(f"need 0 < dim_after < blank_after, not {dim_after} and {blank_after}")
+        self.dim_after = dim_after
+        self.blank_after = blank_after
+        self.contrast = DEFAULT_CONTRAST
+        self.set_contrast(contrast)
+        self.dimmed = self.blank = False
+        self._last_input = now
+
+    def set_contrast(self, contrast: int) -> None:
+        """The contrast when awake, 0..255 (a setting); anything else changes nothing."""
+        if isinstance(contrast, bool) or not isinstance(contrast, int) or not 0 <= contrast <= 255:
+            raise ValueError(f"contrast must be a whole number 0..255, not {contrast!r}")
+        self.contrast = contrast
+
+    def input(self, now: float) -> bool:
+        """A press or a card at `now`: wake the screen; True when it was dimmed or dark."""
+        woke = self.dimmed or self.blank
+        self._last_input = now
+        self.dimmed = self.blank = False
+        return woke
+
+    def advance(self, now: float) -> None:
+        """Dim or blank the screen if it has had no input for long enough by `now`."""
+        idle = now - self._last_input
+        self.dimmed = idle >= self.dim_after
+        self.blank = idle >= self.blank_after
+
+    def next_deadline(self) -> float | None:
+        """When the screen next dims or blanks; None once it is dark."""
+        if self.blank:
+            return None
+        return self._last_input + (self.blank_after if self.dimmed else self.dim_after)
+
+    def panel(self) -> tuple[int, bool]:
+        """What to send to the panel (`FramePusher.set_panel`): (contrast, on)."""
+        return (self.contrast // 8 if self.dimmed else self.contrast, not self.blank)
+
+    def state(self) -> dict[str, Any]:
+        """For the state dump: `{"contrast", "dimmed", "blank"}`."""
+        return {"contrast": self.contrast, "dimmed": self.dimmed, "blank": self.blank}
 
 
 class PusherThread:
