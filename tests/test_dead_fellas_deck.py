@@ -56,7 +56,6 @@ def test_an_unknown_action_is_left_to_the_table(tmp_path: Path):
         ("dfm9,Sal,mook,,many,x", "hits", "not a whole number"),
         ("dfx1,Fuhgeddaboutit,action,,2,x", "hits", "an action card has no hits"),
         ("dfz1,Spell,magic,,1,x", "kind", "'magic' is not one of mook, item, action"),
-        ("xx1,Sal,mook,,1,x", "id", "must start with 'df'"),
     ],
 )
 def test_a_bad_row_names_file_line_and_field(tmp_path: Path, row: str, field: str, message: str):
@@ -84,3 +83,9 @@ def test_copies_need_a_copy_number(tmp_path: Path):
     (tmp_path / "dead-fellas.csv").write_text(HEADER + MOOKS + "dfb1,Boost,action,,,x\ndfb2,Boost,action,,,x\n")
     with pytest.raises(DeckError, match="duplicate name 'Boost'"):
         RULES.load_deck(tmp_path)
+
+
+def test_plain_ids_need_no_game_prefix(tmp_path: Path):
+    rows = "".join(f"{n},Mook {n},mook,,1,x\n" for n in range(1, 8))
+    (tmp_path / "dead-fellas.csv").write_text(HEADER + rows)
+    assert [card.id for card in RULES.load_deck(tmp_path).cards.values()][:3] == ["1", "2", "3"]

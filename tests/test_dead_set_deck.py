@@ -85,6 +85,11 @@ def write_deck(directory: Path, text: str) -> Path:
     return path
 
 
+def test_plain_ids_need_no_game_prefix(tmp_path):
+    write_deck(tmp_path, "id,name,age\n1,Young One,21\n2,Old One,99\n3,Mid One,50\n")
+    assert dict(RULES.load_deck(tmp_path).cards) == {"1": 21, "2": 99, "3": 50}
+
+
 def test_a_custom_deck_loads_from_a_directory(tmp_path):
     write_deck(tmp_path, "id,name,age\nds1,Young One,21\nds2,Old One,99\n")
     deck = RULES.load_deck(tmp_path)
@@ -99,7 +104,6 @@ def test_a_custom_deck_loads_from_a_directory(tmp_path):
         ("id,name,age\nds1,Ada,36\nds2,Bob,old\n", ":3: age: not a whole number: 'old'"),
         ("id,name,age\nds1,Ada,123\n", ":2: age: 123 is out of range 0..122"),
         ("id,name,age\nds1,Ada,-1\n", ":2: age: -1 is out of range 0..122"),
-        ("id,name,age\ndl1,Ada,36\n", ":2: id: must start with 'ds', not 'dl1'"),
         ("id,name,age\nds1,Ada,36\nds1,Bob,40\n", ":3: id: duplicate id 'ds1'"),
         ("id,name,age\nds1,Ada,36\nds2,ada,40\n", ":3: name: duplicate name 'ada'"),
         ("id,name\nds1,Ada\n", ":1: header lacks column(s) age"),

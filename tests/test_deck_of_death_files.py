@@ -74,7 +74,6 @@ def test_a_deck_directory_without_a_board_uses_the_builtin_one(tmp_path):
         ("dd1,Odd,white,2,immunity,Text\n", "tier", "no tier"),
         ("dd1,Odd,white,,,Text\n", "effect", "needs an effect"),
         ("dd1,Odd,white,,shield,Text\n", "effect", "'shield' is not one of"),
-        ("ds1,Odd,red,1,,Text\n", "id", "must start with 'dd'"),
         ("dd1,Odd,red,1,,\n", "text", "empty text"),
     ],
 )

@@ -24,7 +24,6 @@ GAME = "dead-fellas"
 COLUMNS = ("id", "name", "kind", "slot", "hits", "text")
 KINDS = ("mook", "item", "action")
 SLOTS = ("weapon", "disguise", "vehicle")
-ID_PREFIX = "df"
 MIN_MOOKS = 6  # two players are dealt three Mooks each
 
 # Action names the box resolves itself (compared without case or copy number).
@@ -60,8 +59,6 @@ def base_name(name: str) -> str:
 def parse_card(values: Mapping[str, str]) -> Card:
     """One CSV row as a `Card`, or RowError naming the bad field."""
     card_id = values["id"]
-    if not card_id.lower().startswith(ID_PREFIX):
-        raise RowError("id", f"{card_id!r} must start with {ID_PREFIX!r}")
     kind = one_of(values, "kind", KINDS)
     slot = one_of(values, "slot", SLOTS, allow_empty=True) or None
     if kind == "item" and slot is None:

@@ -38,7 +38,6 @@ BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"
 COLUMNS = ("id", "title", "color", "tier", "effect", "text")
 COLORS = ("blue", "orange", "green", "red", "white")
 EFFECTS = ("immunity", "rule-creator")
-ID_PREFIX = "dd"
 
 
 @dataclass(frozen=True)
@@ -70,8 +69,6 @@ class Card:
 
 def parse_card(values: dict[str, str]) -> Card:
     """Turn a CSV row (stripped strings) into a Card, or raise RowError naming the field."""
-    if not values["id"].startswith(ID_PREFIX):
-        raise RowError("id", f"{values['id']!r} must start with {ID_PREFIX!r}")
     color = one_of(values, "color", COLORS)
     if color == "white":
         if values["tier"]:
