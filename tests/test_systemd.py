@@ -74,6 +74,7 @@ def test_unit_is_what_the_box_relies_on() -> None:
     assert s["ExecStart"] == ["/opt/gravebox/venv/bin/gravebox"]
     assert int(s["WatchdogSec"][0]) >= 10
     assert s["Restart"] == ["on-failure"]
+    assert s["RestartPreventExitStatus"] == ["2"]  # a bad file: a restart cannot mend it
     assert s["User"] == ["gravebox"]
     assert set(s["SupplementaryGroups"][0].split()) == {"gpio", "i2c", "dialout"}
     assert s["StateDirectory"] == ["gravebox"]
