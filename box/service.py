@@ -192,9 +192,7 @@ class Box:
         decks_dir = str(self.settings.decks_dir) if self.settings.decks_dir else None
         # Let the rules refuse bad setups before anything is journaled.
         rules.new(Setup(tuple(names), values), deck)
-        if self.session is not None:
-            self.journal.finish_game(self.session.record.id)
-        record_id = self.journal.start_game(game, names, values, decks_dir)
+        record_id = self.journal.start_game(game, names, values, decks_dir)  # finishes the old one too
         record = self.journal.unfinished_game()
         assert record is not None and record.id == record_id
         self.session = GameSession(rules, deck, record, self.journal)

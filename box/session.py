@@ -79,12 +79,21 @@ class GameSession:
             self.history.append((seq, action))
 
     def apply(self, action: Action) -> Step | Rejected:
+        """Apply an action: journaled (durably, or with the open batch) before the state changes.
+
+        A `StorageError` from the journal leaves the game as it was.
+        """
         result = self.rules.apply(self.state, action)
         if isinstance(result, Step):
-            seq = self.journal.append(self.record.id, encode(action))
-            log.debug("journaled action %d of game %d", seq, self.record.id)
+            seq = self.journal.append(self.record.id, encode(action))  # StorageError: nothing changes
+            before, self.state = self.state, result.state
             self.history.append((seq, action))
-            self.state = result.state
+
+            def revert() -> None:  # the batch holding the action failed: it never happened
+                self.state = before
+                self.history.pop()
+
+            self.journal.on_commit(lambda: log.debug("journaled action %d of game %d", seq, self.record.id), revert)
         return result
 
     def last_action(self) -> str | None:

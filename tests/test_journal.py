@@ -1,8 +1,12 @@
 """The journal: durable actions, resume, undo, and a damaged file kept aside."""
 
 import os
+import sqlite3
+from pathlib import Path
 
-from box.journal import Journal
+import pytest
+
+from box.journal import VERSION, Journal, JournalTooNew, make_state_directory
 
 
 def test_actions_survive_closing_and_reopening(tmp_path):
@@ -108,3 +112,174 @@ def test_a_journal_that_cannot_be_opened_is_not_treated_as_damage(tmp_path):
         assert path.exists() and not list(tmp_path.glob("journal.db.bad-*"))
     finally:
         path.chmod(0o600)
+
+
+# ----- judged before anything writes to it -------------------------------------------------
+
+
+def played(path: Path, clean: bool = True) -> int:
+    journal = Journal(path)
+    game = journal.start_game("dead-set", ["A", "B"], {"target": "13"}, None)
+    for n in range(5):
+        journal.append(game, {"t": "press", "b": "ok", "n": n})
+    journal.put("best_chug", 3.5)
+    if clean:
+        journal.close()
+    else:  # a power cut: the files as they are, the connection dropped without a close
+        copies = {suffix: Path(f"{path}{suffix}").read_bytes() for suffix in ("", "-wal")}
+        journal.close()
+        for suffix, data in copies.items():
+            Path(f"{path}{suffix}").write_bytes(data)
+    return game
+
+
+def edit(path: Path, *statements: str) -> None:
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA writable_schema=ON")
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+
+
+def assert_set_aside(path: Path, original: bytes, damaged) -> None:
+    assert damaged is not None
+    assert damaged.kept.read_bytes() == original, "the kept copy is not the file as it was"
+
+
+@pytest.mark.parametrize(
+    "statements",
+    [
+        ["UPDATE box SET value = '{3.5' WHERE key = 'best_chug'"],
+        ["UPDATE sqlite_master SET sql = replace(sql, 'players TEXT', 'playerz TEXT') WHERE name = 'games'"],
+        [
+            "UPDATE sqlite_master SET sql = replace(sql, 'decks TEXT', cast(x'64ff636b73' as text) || ' TEXT')"
+            " WHERE name = 'games'"
+        ],
+        ["UPDATE games SET players = cast(x'5b22ff225d' as text)"],
+        ["UPDATE games SET options = '[1, 2]'"],
+        ["UPDATE actions SET action = '[\"press\"]' WHERE seq = 2"],
+    ],
+    ids=[
+        "bad-json-in-box",
+        "renamed-column",
+        "non-utf8-schema",
+        "non-utf8-value",
+        "options-not-a-map",
+        "action-not-a-map",
+    ],
+)
+def test_damage_the_integrity_check_cannot_see_is_set_aside(tmp_path, statements) -> None:
+    path = tmp_path / "journal.db"
+    played(path)
+    edit(path, *statements)
+    original = path.read_bytes()
+    journal, damaged = Journal.open_or_recover(path)
+    assert_set_aside(path, original, damaged)
+    assert journal.unfinished_game() is None
+    journal.close()
+    again, damaged = Journal.open_or_recover(path)
+    assert damaged is None
+    again.close()
+
+
+def test_another_programs_database_is_set_aside_without_a_write(tmp_path) -> None:
+    path = tmp_path / "journal.db"
+    db = sqlite3.connect(path)  # rollback journal mode, another application's tables
+    db.execute("CREATE TABLE songs (title TEXT)")
+    db.execute("INSERT INTO songs VALUES ('Danse macabre')")
+    db.commit()
+    db.close()
+    original = path.read_bytes()
+    journal, damaged = Journal.open_or_recover(path)
+    assert_set_aside(path, original, damaged)
+    journal.close()
+    foreign = tmp_path / "other.db"  # in WAL mode, with an application id of its own
+    db = sqlite3.connect(foreign)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA application_id=1234")
+    db.execute("CREATE TABLE games (id)")
+    db.commit()
+    db.close()
+    foreign.replace(path)
+    original = path.read_bytes()
+    journal, damaged = Journal.open_or_recover(path)
+    assert_set_aside(path, original, damaged)
+    assert "another program" in damaged.reason
+    journal.close()
+
+
+def test_a_journal_of_a_later_version_is_refused_and_left_alone(tmp_path) -> None:
+    path = tmp_path / "journal.db"
+    played(path)
+    edit(path, f"PRAGMA user_version={VERSION + 1}")
+    original = path.read_bytes()
+    with pytest.raises(JournalTooNew, match="later Gravebox"):
+        Journal.open_or_recover(path)
+    assert path.read_bytes() == original and not list(tmp_path.glob("*.bad-*"))
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT count(*) FROM games WHERE finished = 0").fetchone()[0] == 1, "marked finished"
+    db.close()
+
+
+def test_a_journal_written_before_versions_is_kept_and_brought_up_to_date(tmp_path) -> None:
+    path = tmp_path / "journal.db"
+    game = played(path)
+    edit(path, "PRAGMA user_version=0", "PRAGMA application_id=0", "DROP INDEX actions_by_game")
+    journal, damaged = Journal.open_or_recover(path)
+    assert damaged is None and journal.unfinished_game().id == game
+    journal.append(game, {"t": "press", "b": "up"})  # the first write brings it up to date
+    assert journal.db.execute("PRAGMA user_version").fetchone()[0] == VERSION
+    indexes = {row[1] for row in journal.db.execute("PRAGMA index_list(actions)")}
+    assert "actions_by_game" in indexes
+    journal.close()
+
+
+def test_a_shm_or_wal_that_is_a_directory_does_not_stop_the_journal(tmp_path) -> None:
+    path = tmp_path / "journal.db"
+    game = played(path)
+    (tmp_path / "journal.db-shm").mkdir()
+    journal, damaged = Journal.open_or_recover(path)
+    assert damaged is None and len(journal.actions(game)) == 5
+    journal.append(game, {"t": "press", "b": "ok"})
+    journal.close()
+    (tmp_path / "journal.db-wal").mkdir()
+    journal, damaged = Journal.open_or_recover(path)
+    assert damaged is None and len(journal.actions(game)) == 6
+    journal.close()
+
+
+def test_the_full_integrity_check_runs_only_after_an_unclean_stop(tmp_path) -> None:
+    """An index that disagrees with its table: `quick_check` passes it, `integrity_check` does not."""
+    path = tmp_path / "journal.db"
+    game = played(path)
+    edit(path, "UPDATE sqlite_master SET sql = replace(sql, '(game, seq)', '(undone, seq)') WHERE type = 'index'")
+    journal, damaged = Journal.open_or_recover(path)  # stopped cleanly: the cheap check
+    assert damaged is None
+    journal.append(game, {"t": "press", "b": "ok"})  # the first write clears the clean-stop mark
+    copies = {suffix: Path(f"{path}{suffix}").read_bytes() for suffix in ("", "-wal")}
+    journal.close()
+    for suffix, data in copies.items():  # ... and then the power goes
+        Path(f"{path}{suffix}").write_bytes(data)
+    _, damaged = Journal.open_or_recover(path)
+    assert damaged is not None, "the full check did not run after an unclean stop"
+
+
+def test_two_set_asides_in_one_second_keep_both_files(tmp_path) -> None:
+    path = tmp_path / "journal.db"
+    kept = []
+    for text in (b"first", b"second"):
+        path.write_bytes(text * 100)
+        journal, damaged = Journal.open_or_recover(path)
+        kept.append(damaged.kept)
+        journal.close()
+        path.unlink()
+    assert kept[0] != kept[1] and kept[0].read_bytes() != kept[1].read_bytes()
+
+
+def test_a_fresh_state_folder_is_made_with_its_parents(tmp_path) -> None:
+    folder = make_state_directory(tmp_path / "var" / "lib" / "gravebox")
+    assert folder.is_dir()
+    journal, damaged = Journal.open_or_recover(folder / "journal.db")
+    assert damaged is None
+    journal.close()
