@@ -2,8 +2,9 @@
 
 What the decoder guarantees, tested below:
 
-1. Soundness: every frame it yields is literally in the input, start code to DCS, with both
-   checksums right. A frame with a wrong LCS or DCS is never yielded.
+1. Soundness: every frame it yields is literally in the input, start code to postamble (to
+   the marker for an ACK or a NACK), with both checksums right and a D4 or D5 TFI. A frame
+   with a wrong LCS, DCS or postamble is never yielded.
 2. Any chunking of a stream gives the same frames; frames survive any padding and any garbage
    that holds no start code ``00 00 FF``.
 3. A frame damaged in one byte is never yielded. Nothing else is yielded in its place and the
@@ -52,14 +53,14 @@ def wire(frame: Frame) -> bytes:
 
 
 def forms_on_line(frame: Frame) -> list[bytes]:
-    """Every byte sequence, start code to DCS, that decodes to this frame."""
+    """Every byte sequence, start code to postamble, that decodes to this frame."""
     match frame:
         case Ack():
             return [ACK[:5]]
         case Nack():
             return [NACK[:5]]
     body = b"\x7f" if isinstance(frame, ErrorFrame) else bytes([frame.tfi]) + frame.payload
-    dcs = bytes([-sum(body) & 0xFF])
+    dcs = bytes([-sum(body) & 0xFF, 0x00])  # the DCS and the postamble
     extended = (
         START_CODE + b"\xff\xff" + len(body).to_bytes(2, "big") + bytes([-sum(len(body).to_bytes(2, "big")) & 0xFF])
     )
@@ -73,9 +74,7 @@ def decode_all(data: bytes) -> list[Frame]:
     return FrameDecoder().feed(data)
 
 
-responses = st.builds(Response, tfi=st.integers(0, 255), payload=st.binary(max_size=MAX_LENGTH - 1)).filter(
-    lambda frame: (frame.tfi, frame.payload) != (0x7F, b"")
-)
+responses = st.builds(Response, tfi=st.sampled_from([0xD4, 0xD5]), payload=st.binary(max_size=MAX_LENGTH - 1))
 frames = st.one_of(st.just(Ack()), st.just(Nack()), st.just(ErrorFrame()), responses)
 padding = st.integers(0, 4).map(bytes)
 no_start_code = st.binary(max_size=40).filter(lambda data: START_CODE not in data)
@@ -152,6 +151,49 @@ def test_documented_exception_frame_embedded_in_a_damaged_payload() -> None:
     assert decode_all(bytes(carrier)) == [Ack()]
 
 
+# --- published frames: nfcpy's PN53x tests and libnfc's pn532_uart driver --------------------
+# The byte vectors only (as data): what those drivers send, accept and reject.
+
+NFCPY_EXT_DATA = b"456" + bytes(256)
+
+
+def test_published_frames_decode_as_those_drivers_read_them() -> None:
+    # nfcpy tests/test_clf_pn53x.py: test_command_with_standard_frame, ..._with_extended_frame
+    assert encode_frame(0xD4, b"\x00123") == bytes.fromhex("0000ff05fbd4003132339600")
+    assert decode_all(bytes.fromhex("0000ff05fbd5013435368b00")) == [Response(0xD5, b"\x01456")]
+    extended = bytes.fromhex("0000ffffff0105fad501") + NFCPY_EXT_DATA + bytes.fromhex("8b00")
+    assert decode_all(extended) == [Response(0xD5, b"\x01" + NFCPY_EXT_DATA)]
+    assert encode_frame(0xD5, b"\x01" + NFCPY_EXT_DATA) == extended
+    # libnfc pn53x.c / nfcpy: the ACK frame and the error frame
+    assert decode_all(bytes.fromhex("0000ff00ff00") + bytes.fromhex("0000ff01ff7f8100")) == [Ack(), ErrorFrame()]
+    # libnfc pn532_uart_wakeup's preamble (55 55, then zeros) before a GetFirmwareVersion answer: padding
+    wakeup = bytes.fromhex("5555") + bytes(14)
+    assert decode_all(wakeup + bytes.fromhex("0000ff06fad50332010607e800")) == [Response(0xD5, b"\x032\x01\x06\x07")]
+
+
+def test_published_bad_frames_are_rejected_as_those_drivers_reject_them() -> None:
+    rejected = {
+        # nfcpy: test_command_std_frame_length_check_error (LCS does not match LEN)
+        "std-length-check": bytes.fromhex("0000ff04fbd5013435368b00"),
+        # nfcpy: test_command_std_frame_length_value_error (LEN one more than the data)
+        "std-length-value": bytes.fromhex("0000ff05fbd50134358b00"),
+        # nfcpy: test_command_ext_frame_length_check_error
+        "ext-length-check": bytes.fromhex("0000ffffff0104fad501") + NFCPY_EXT_DATA + bytes.fromhex("8b00"),
+        # nfcpy: test_command_ext_frame_length_value_error: LEN one too long, its LCS right; the
+        # DCS would pass as data and the postamble as the DCS (libnfc: "Frame postamble mismatch")
+        "ext-length-value": bytes.fromhex("0000ffffff0105fad501") + b"456" + bytes(255) + bytes.fromhex("8b00"),
+        # nfcpy: test_command_with_rsp_invalid_sof, ..._rsp_data_check_error, ..._rsp_frame_id_error
+        "invalid-sof": bytes.fromhex("00000005fbd5013435368b00"),
+        "data-check": bytes.fromhex("0000ff05fbd5013435368a00"),
+        "frame-id": bytes.fromhex("0000ff05fbd6013435368a00"),
+        # libnfc: a frame whose postamble is not 00
+        "postamble": bytes.fromhex("0000ff05fbd5013435368b55"),
+    }
+    for name, frame in rejected.items():
+        assert decode_all(frame) == [], name
+        assert decode_all(frame + b"\x55" + ACK) == [Ack()], f"{name}: the frame after it was lost"
+
+
 # --- properties -----------------------------------------------------------------------------
 
 
@@ -205,7 +247,8 @@ def start_codes_in(data: bytes) -> set[int]:
 def test_one_damaged_byte_drops_exactly_that_frame(sent: list[Frame], data: st.DataObject) -> None:
     encoded = [wire(frame) for frame in sent]
     victim = data.draw(st.integers(0, len(sent) - 1), label="victim")
-    frame_end = len(encoded[victim]) - 1  # the postamble is not part of the frame
+    # An information frame's postamble is checked; an ACK's or a NACK's is not part of it.
+    frame_end = len(encoded[victim]) - (1 if isinstance(sent[victim], (Ack, Nack)) else 0)
     position = data.draw(st.integers(0, frame_end - 1), label="position")
     change = data.draw(st.integers(1, 255), label="change")
     damaged = bytearray(encoded[victim])
@@ -228,7 +271,7 @@ def test_bytes_wanted_never_asks_past_the_next_frame(stream: tuple[list[Frame], 
     sent, line = stream
     frame_ends, at = [], 0
     for frame in sent:
-        at = line.index(wire(frame), at) + len(wire(frame)) - 1
+        at = line.index(wire(frame), at) + len(wire(frame)) - (1 if isinstance(frame, (Ack, Nack)) else 0)
         frame_ends.append(at)
     decoder, position, got = FrameDecoder(), 0, []
     while position < len(line):

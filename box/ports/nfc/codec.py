@@ -19,6 +19,7 @@ START_CODE = b"\x00\x00\xff"
 HOST_TO_CHIP = 0xD4
 CHIP_TO_HOST = 0xD5
 ERROR_TFI = 0x7F
+POSTAMBLE = 0x00
 ACK = b"\x00\x00\xff\x00\xff\x00"
 NACK = b"\x00\x00\xff\xff\x00\x00"
 ERROR_FRAME = b"\x00\x00\xff\x01\xff\x7f\x81\x00"
@@ -97,8 +98,11 @@ class FrameDecoder:
     """Incremental, resynchronising decoder: feed it bytes as they come, get whole frames.
 
     Padding and garbage are skipped up to the next ``00 00 FF``. A candidate frame whose
-    LCS or DCS is wrong (or whose length is impossible) is dropped, and the search starts
-    again one byte after its start code, so a valid frame hidden behind it is still found.
+    LCS or DCS is wrong, whose postamble is not ``00``, whose TFI is neither D4 nor D5 (or
+    whose length is impossible) is dropped, and the search starts again one byte after its
+    start code, so a valid frame hidden behind it is still found. As in libnfc's
+    ``pn532_uart_receive``, the DCS and the postamble must follow the LEN bytes: a frame
+    whose LEN is one too long (its LCS matching) is never taken.
 
     >>> decoder = FrameDecoder()
     >>> decoder.feed(b"\\x42\\x00\\x00\\xff\\x00")
@@ -134,13 +138,13 @@ class FrameDecoder:
         return max(1, self._frame_length() - len(self._buffer))
 
     def _frame_length(self) -> int:
-        """Bytes (start code to DCS) the frame at the start of the buffer needs, as far as known."""
+        """Bytes (start code to postamble) the frame at the start of the buffer needs, as far as known."""
         buffer = self._buffer
         if len(buffer) < 5 or buffer[3:5] in (b"\x00\xff", b"\xff\x00"):
             return 5
         if buffer[3:5] == b"\xff\xff":
-            return 8 + int.from_bytes(buffer[5:7], "big") + 1 if len(buffer) >= 7 else 8
-        return 5 + buffer[3] + 1
+            return 8 + int.from_bytes(buffer[5:7], "big") + 2 if len(buffer) >= 7 else 8
+        return 5 + buffer[3] + 2
 
     def _parse_frame(self) -> tuple[Frame | None, int]:
         """Parse the frame at the buffer start into (frame, bytes used).
@@ -166,12 +170,14 @@ class FrameDecoder:
             length_is_valid = (buffer[3] + buffer[4]) & 0xFF == 0
         if not length_is_valid or not 1 <= length <= MAX_LENGTH:
             return None, 1
-        end = header + length + 1
+        end = header + length + 2  # the data, its DCS and the postamble
         if len(buffer) < end:
             return None, 0
-        body = bytes(buffer[header : end - 1])
-        if _checksum(body) != buffer[end - 1]:
-            return None, 1
+        body = bytes(buffer[header : end - 2])
+        if _checksum(body) != buffer[end - 2] or buffer[end - 1] != POSTAMBLE:
+            return None, 1  # a LEN one too long makes the DCS data and the postamble the DCS: caught here
         if body == bytes([ERROR_TFI]):
             return ErrorFrame(), end
+        if body[0] not in (HOST_TO_CHIP, CHIP_TO_HOST):
+            return None, 1
         return Response(tfi=body[0], payload=body[1:]), end
