@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from box.errors import DeckError
+from box.errors import DeckError, read_text
 
 BUILTIN_DIR = Path(__file__).parent / "decks"
 
@@ -84,7 +84,7 @@ def read_deck(
     names: dict[str, str] = {}
     seen_names: dict[str, int] = {}
     line_of: dict[str, int] = {}
-    for row in reader:
+    for row in _rows(reader, path):
         line = reader.line_num
         if not row or all(not cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
             continue
@@ -136,6 +136,41 @@ def read_deck(
     return Deck(game=game, cards=cards, names=names, path=path)
 
 
+def _rows(reader: Any, path: str) -> Iterable[list[str]]:
+    """The reader's rows; a CSV error (a field over the limit, say) as a DeckError on its line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as problem:
+            raise DeckError(path, f"not CSV: {problem}", line=reader.line_num) from None
+        yield row
+
+
+def deck_folder(game: str, decks_dir: Path | None) -> Path | None:
+    """`decks_dir` when it holds the game's deck `<game>.csv` or a board `<game>.toml` for it, else
+    None (the built-in deck). A lone board goes with the built-in cards; see docs/decks.md.
+
+    >>> deck_folder("dead-set", BUILTIN_DIR) == BUILTIN_DIR, deck_folder("dead-set", None)
+    (True, None)
+    """
+    if decks_dir is None:
+        return None
+    if any((decks_dir / f"{game}{ending}").exists() for ending in (".csv", ".toml")):
+        return decks_dir
+    return None
+
+
+def check_decks_folder(folder: Path, field: str | None = None) -> Path:
+    """The owner's folder of decks must exist: a typo there must not silently give the built-in decks."""
+    if not folder.exists():
+        raise DeckError(folder, "no such folder of decks", field=field)
+    if not folder.is_dir():
+        raise DeckError(folder, "not a folder (the decks setting names a folder of <game>.csv files)", field=field)
+    return folder
+
+
 def open_deck(
     game: str,
     columns: tuple[str, ...],
@@ -145,13 +180,8 @@ def open_deck(
 ) -> Deck:
     """Load `<directory>/<game>.csv`, or the built-in deck when no directory is given."""
     path = (directory or BUILTIN_DIR) / f"{game}.csv"
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return read_deck(game, handle, columns, parse_row, str(path), name_column)
-    except FileNotFoundError:
-        raise DeckError(path, "no such deck file") from None
-    except UnicodeDecodeError as problem:
-        raise DeckError(path, f"not UTF-8 text ({problem.reason} at byte {problem.start})") from None
+    text = read_text(path, DeckError, "deck file")
+    return read_deck(game, text.splitlines(keepends=True), columns, parse_row, str(path), name_column)
 
 
 def whole_number(values: Mapping[str, str], field: str, low: int | None = None, high: int | None = None) -> int:

@@ -85,12 +85,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def settings_from(args: argparse.Namespace):  # -> tuple[Config, Settings]
+    from box.cards import check_decks_folder
     from box.config import DEFAULT_CONFIG, load_config
     from box.service import Settings
 
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
-    decks = args.decks or config.decks
+    decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
     return config, Settings(names=config.names, decks_dir=decks)
+
+
+def writable_outputs(args: argparse.Namespace) -> None:
+    """`--state-out` and `--frames` must be writable before a script runs, not found unwritable after."""
+    from box.errors import FileProblem
+
+    state_out, frames = getattr(args, "state_out", None), getattr(args, "frames", None)
+    if state_out is not None:
+        folder = state_out.parent
+        if state_out.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+            raise FileProblem(state_out, "cannot write the state dump there", field="--state-out")
+    if frames is not None:
+        try:
+            frames.mkdir(parents=True, exist_ok=True)
+        except OSError as problem:
+            message = f"cannot save frames there: {problem.strerror or problem}"
+            raise FileProblem(frames, message, field="--frames") from None
+        if not os.access(frames, os.W_OK):
+            raise FileProblem(frames, "cannot save frames there: not writable", field="--frames")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,8 +217,10 @@ def simulate(args: argparse.Namespace) -> int:
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
         return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None))
 
+    from box.errors import FileProblem
     from box.sim.script import ScriptError, run_script
 
+    writable_outputs(args)
     with tempfile.TemporaryDirectory(prefix="gravebox-sim-") as scratch:
         state_dir = args.state_dir or Path(scratch)
         try:
@@ -208,7 +230,10 @@ def simulate(args: argparse.Namespace) -> int:
             return 1
         dump = world.dump()
         if args.state_out:
-            args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            try:
+                args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            except OSError as problem:
+                raise FileProblem(args.state_out, f"cannot write it: {problem.strerror or problem}") from None
         print(
             f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
             f" {world.pushes} frames pushed"

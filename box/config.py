@@ -15,7 +15,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from box.errors import ConfigError
+from box.cards import check_decks_folder
+from box.errors import ConfigError, DeckError, read_text
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
 KEYS = {"names", "decks", "pinmap"}
@@ -32,7 +33,7 @@ def load_config(path: Path | None) -> Config:
     """Read the settings; no file is the defaults. Raises ConfigError with file, line, field."""
     if path is None or not path.exists():
         return Config()
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, ConfigError, "settings file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:
@@ -47,18 +48,25 @@ def load_config(path: Path | None) -> Config:
     if unknown:
         raise ConfigError(path, f"unknown section(s) {', '.join(sorted(unknown))}; only [box]")
     box = data.get("box", {})
+    if not isinstance(box, dict):
+        raise ConfigError(path, "box must be a section: [box]", line=fail("box", "").line, field="box")
     for key in box:
         if key not in KEYS:
             raise fail(key, f"unknown setting; settings are {', '.join(sorted(KEYS))}")
     names = box.get("names", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
         raise fail("names", "must be a list of non-empty names")
-    if len(set(names)) != len(names):
-        raise fail("names", "names must differ")
+    if len({n.strip().casefold() for n in names}) != len(names):
+        raise fail("names", "names must differ (spaces around a name and case do not count)")
     paths = {}
     for key in ("decks", "pinmap"):
         if key in box:
             if not isinstance(box[key], str):
                 raise fail(key, "must be a path in quotes")
             paths[key] = Path(box[key])
+    if "decks" in paths:
+        try:
+            check_decks_folder(paths["decks"])
+        except DeckError as problem:
+            raise fail("decks", f"{problem.message}: {paths['decks']}") from None
     return Config(names=tuple(n.strip() for n in names), decks=paths.get("decks"), pinmap=paths.get("pinmap"))

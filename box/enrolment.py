@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from box.cards import Deck
+from box.cards import Deck, deck_folder
 from box.errors import ConfigError
 from box.games.base import Sound, View
 from box.tags import TAGS_FILE, TagMap
@@ -386,8 +386,7 @@ def deck_for(game: str, decks_dir: Path | None) -> Deck:
     """The game's deck: from `decks_dir` when it has the file, else the built-in one."""
     from box.games import rules_for
 
-    directory = decks_dir if decks_dir is not None and (decks_dir / f"{game}.csv").exists() else None
-    return rules_for(game).load_deck(directory)
+    return rules_for(game).load_deck(deck_folder(game, decks_dir))
 
 
 def card_namer(decks_dir: Path | None) -> Callable[[str, str], str]:

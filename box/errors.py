@@ -31,3 +31,43 @@ class DeckError(FileProblem):
 
 class ConfigError(FileProblem):
     """A pin map, board or settings file that cannot be used."""
+
+
+MAX_FIELD = 128 * 1024  # the csv module's field limit: no line of a box file is longer
+
+
+def read_text(path: object, error: type[FileProblem] = FileProblem, what: str = "file") -> str:
+    """The text of a data or settings file, or `error` with one line saying what is wrong.
+
+    A missing file, a directory, a file this user may not read, bytes that are not UTF-8
+    (with the line they are on) and a line over 128 KiB are refused; a UTF-8 byte-order
+    mark (a spreadsheet's "CSV UTF-8") is dropped.
+
+    >>> import tempfile, pathlib; folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "a.csv").write_bytes(b"\\xef\\xbb\\xbfid,name\\n")
+    >>> read_text(folder / "a.csv")
+    'id,name\\n'
+    >>> read_text(folder)
+    Traceback (most recent call last):
+    box.errors.FileProblem: ...: a folder, not a file
+    """
+    from pathlib import Path
+
+    file = Path(str(path))
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise error(path, f"no such {what}") from None
+    except IsADirectoryError:
+        raise error(path, "a folder, not a file") from None
+    except OSError as problem:
+        raise error(path, f"cannot read it: {problem.strerror or problem}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        line = data.count(b"\n", 0, problem.start) + 1
+        raise error(path, f"not UTF-8 text (byte {problem.object[problem.start]:#04x})", line=line) from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if len(line) > MAX_FIELD:
+            raise error(path, f"a line of {len(line)} characters; at most {MAX_FIELD}", line=number)
+    return text.removeprefix("\ufeff")

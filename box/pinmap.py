@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from box.errors import ConfigError
+from box.errors import ConfigError, read_text
 from box.games.base import BUTTONS, READERS
 
 GPIO_PINS = range(28)  # BCM GPIO0..GPIO27 on the 40-pin header
@@ -90,10 +90,7 @@ class PinMap:
 
 def load_pinmap(path: str | Path = DEFAULT_PINMAP) -> PinMap:
     """Read and validate a pin map file; raise `ConfigError` naming file, line and field."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(path, f"cannot read the pin map: {error.strerror or error}") from None
+    text = read_text(path, ConfigError, "pin map")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -197,9 +194,14 @@ class _Checker:
         for name, device in section.items():
             if name == "baudrate":
                 continue
-            if not isinstance(device, str) or not device.startswith("/dev/"):
+            if not isinstance(device, str) or not device.startswith("/dev/") or device != device.strip():
                 raise self.fail("readers", name, f"must be a device path such as /dev/ttyUSB0, not {device!r}")
+            other = next((known for known, path in readers.items() if path == device), None)
+            if other is not None:
+                raise self.fail("readers", name, f"{device} is already reader {other}: one device, one reader")
             readers[name] = device
+        if not readers:
+            raise self.fail("readers", None, f"no readers: name at least one of {', '.join(READERS)}")
         baudrate = section.get("baudrate", 115200)
         if not (isinstance(baudrate, int) and baudrate in BAUDRATES):
             raise self.fail("readers", "baudrate", f"must be one of {', '.join(map(str, BAUDRATES))}, not {baudrate!r}")

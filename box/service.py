@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from box.cards import Deck
+from box.cards import Deck, deck_folder
 from box.enrolment import Enrolment
 from box.games import GAMES, rules_for
 from box.games.base import READERS, Action, Chug, Countdown, Press, Rejected, Roll, Setup, Sound, Tap, View
@@ -152,9 +152,7 @@ class Box:
         """The game's deck (loaded once): from the decks directory where it has the file."""
         if game not in self.decks:
             directory = Path(decks_dir) if decks_dir else self.settings.decks_dir
-            if directory is not None and not (directory / f"{game}.csv").exists():
-                directory = None
-            self.decks[game] = rules_for(game).load_deck(directory)
+            self.decks[game] = rules_for(game).load_deck(deck_folder(game, directory))
         return self.decks[game]
 
     def start_game(

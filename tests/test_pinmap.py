@@ -86,7 +86,7 @@ def test_a_toml_syntax_error_carries_its_line(tmp_path):
 
 
 def test_a_missing_file_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match="cannot read the pin map"):
+    with pytest.raises(ConfigError, match="no such pin map"):
         load_pinmap(tmp_path / "nowhere.toml")
 
 

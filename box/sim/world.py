@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from box.cards import Deck
+from box.cards import Deck, deck_folder
 from box.games import GAMES, rules_for
 from box.hardware import Parts, open_parts
 from box.journal import Journal
@@ -36,8 +36,7 @@ def load_decks(decks_dir: Path | None) -> dict[str, Deck]:
     """Every game's deck: from `decks_dir` where it has the file, else built in."""
     decks = {}
     for game in GAMES:
-        directory = decks_dir if decks_dir is not None and (decks_dir / f"{game}.csv").exists() else None
-        decks[game] = rules_for(game).load_deck(directory)
+        decks[game] = rules_for(game).load_deck(deck_folder(game, decks_dir))
     return decks
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from box.cards import Deck, RowError, one_of, open_deck, whole_number
-from box.errors import ConfigError
+from box.errors import ConfigError, read_text
 
 NAME = "deck-of-death"
 BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"
@@ -92,10 +92,12 @@ def parse_card(values: dict[str, str]) -> Card:
 def load_deck(directory: Path | str | None = None) -> Deck:
     """The deck `<directory>/deck-of-death.csv` with its board in `extras["board"]`.
 
-    The board is `<directory>/deck-of-death.toml` when that file exists, else the built-in one.
+    The board is `<directory>/deck-of-death.toml` when that file exists, else the built-in one;
+    a board without a deck file beside it goes with the built-in cards.
     """
     folder = Path(directory) if directory is not None else None
-    deck = open_deck(NAME, COLUMNS, parse_card, folder, name_column="title")
+    cards = folder if folder is not None and (folder / f"{NAME}.csv").exists() else None
+    deck = open_deck(NAME, COLUMNS, parse_card, cards, name_column="title")
     board_file = folder / f"{NAME}.toml" if folder is not None else BUILTIN_BOARD
     board = load_board(board_file if board_file.exists() else BUILTIN_BOARD)
     return replace(deck, extras={**deck.extras, "board": board})
@@ -209,13 +211,7 @@ def parse_board(text: str, path: str) -> Board:
 
 def load_board(path: Path) -> Board:
     """Read a board file, or raise ConfigError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(path, "no such board file") from None
-    except UnicodeDecodeError as problem:
-        raise ConfigError(path, f"not UTF-8 text ({problem.reason} at byte {problem.start})") from None
-    return parse_board(text, str(path))
+    return parse_board(read_text(path, ConfigError, "board file"), str(path))
 
 
 def _whole(value: object, low: int, high: int, fail) -> int:
