@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     from box.errors import FileProblem
+    from box.journal import StorageError
 
     try:
         if args.command == "sim":
@@ -82,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     except FileProblem as problem:
         print(f"gravebox: {problem}", file=sys.stderr)
         return EXIT_BAD_FILE
+    except StorageError as problem:  # not the file's fault: a later start may work
+        print(f"gravebox: {problem}", file=sys.stderr)
+        return 1
 
 
 def settings_from(args: argparse.Namespace):  # -> tuple[Config, Settings]
@@ -145,12 +149,13 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     state_dir = args.state_dir or state_directory()
     state_dir.mkdir(parents=True, exist_ok=True)
     journal, damaged = Journal.open_or_recover(state_dir / "journal.db")
-    tags = TagMap.load(state_dir / TAGS_FILE)
+    tags, _ = TagMap.load_or_recover(state_dir / TAGS_FILE)  # one that cannot be read is set aside (logged)
     if simulated:
         from box.sim.world import load_decks
 
+        enrolled = tags
         tags = TagMap.simulated(lambda: load_decks(settings.decks_dir).values())  # parsed at the first tap
-        tags.merge(TagMap.load(state_dir / TAGS_FILE))
+        tags.merge(enrolled)
     settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
     box = Box(journal, tags, DiceCup(), settings, damaged=damaged)
     holder: dict[str, BoxLoop] = {}
