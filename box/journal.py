@@ -179,12 +179,16 @@ class Journal:
         self.maintenance: list[str] = []
         self._on_commit: list[tuple[Callable[[], None], Callable[[], None] | None]] = []
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            # One process owns the journal: the WAL index lives in its memory, no -shm file is
-            # needed (a full card cannot refuse one), and a second box gets "Journal in use".
-            self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
+            try:
+                self.db = self._connect(exclusive=False)  # others (the phone page) may read meanwhile
+            except sqlite3.Error as error:
+                if storage_reason(error) not in ("Storage full", "Storage failing"):
+                    raise
+                # No room for the -shm index a shared journal needs: the box holds the journal
+                # alone, its WAL index in memory, and can still read the game back.
+                log.warning("journal opened for this process alone (%s)", error)
+                self._close_quietly()
+                self.db = self._connect(exclusive=True)
             if create and not self.db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
                 with self._writing():
                     self.db.executescript(
@@ -197,6 +201,15 @@ class Journal:
             if reason is None:
                 raise
             raise StorageError(reason, str(error)) from None
+
+    def _connect(self, exclusive: bool) -> sqlite3.Connection:
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        if exclusive:
+            self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()  # the first read maps the WAL index
+        return self.db
 
     # ----- opening: judge the file before writing to it -----------------------------------
 

@@ -283,3 +283,19 @@ def test_a_fresh_state_folder_is_made_with_its_parents(tmp_path) -> None:
     journal, damaged = Journal.open_or_recover(folder / "journal.db")
     assert damaged is None
     journal.close()
+
+
+def test_another_process_may_read_the_journal_while_the_box_writes(tmp_path) -> None:
+    """The phone page reads the history read-only while a game is played."""
+    path = tmp_path / "journal.db"
+    journal, _ = Journal.open_or_recover(path)
+    game = journal.start_game("dead-set", ["A", "B"], {}, None)
+    journal.append(game, {"t": "press", "b": "ok"})
+    reader = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        assert reader.execute("SELECT count(*) FROM actions").fetchone()[0] == 1
+        journal.append(game, {"t": "press", "b": "up"})
+        assert reader.execute("SELECT count(*) FROM actions").fetchone()[0] == 2
+    finally:
+        reader.close()
+        journal.close()
