@@ -45,6 +45,16 @@ INTERVAL = 0.05
 UID4 = bytes.fromhex("04a1b2c3")
 UID7 = bytes.fromhex("04112233445566")
 UID10 = bytes.fromhex("0102030405060708090a")
+REASON = {  # why a bare UID's card names none: see simchip.card_for_uid
+    UID4: "MIFARE Classic (needs keys: cannot carry a record)",
+    UID7: "blank tag (no record)",
+    UID10: "blank tag (no record)",
+}
+
+
+def placed(uid: bytes, lying: bool = False, reader: str = "left") -> CardPlaced:
+    """The placement of a bare UID's card (one carrying no record)."""
+    return CardPlaced(reader, uid, lying, None, REASON[uid])
 
 
 @pytest.fixture(autouse=True)
@@ -142,7 +152,7 @@ def test_a_silent_chip_is_reported_with_the_hsu_hint_and_comes_back() -> None:
 def test_a_card_lying_on_the_reader_is_placed_once(uid: bytes) -> None:
     script = online(Script())
     script.chip.place(uid)
-    assert script.poll(50) == [CardPlaced("left", uid)]
+    assert script.poll(50) == [placed(uid)]
     assert script.chip.commands[Command.IN_RELEASE] == 50
 
 
@@ -151,17 +161,17 @@ def test_a_card_already_there_when_the_reader_connects_is_marked_lying() -> None
     script.chip.place(UID7)
     events = script.poll()
     assert events[0].online
-    assert events[1:] == [CardPlaced("left", UID7, lying=True)]
+    assert events[1:] == [placed(UID7, lying=True)]
     script.chip.lift()
     script.poll(3)
     script.chip.place(UID7)
-    assert script.poll() == [CardPlaced("left", UID7, lying=False)]
+    assert script.poll() == [placed(UID7, lying=False)]
 
 
 def test_a_card_with_ats_in_the_answer_is_read() -> None:
     script = online(Script())
     script.chip.place(UID7, ats=bytes.fromhex("067577810280"))
-    assert script.poll() == [CardPlaced("left", UID7)]
+    assert script.poll() == [CardPlaced("left", UID7, reason="not an NTAG (an ISO 14443-4 card: cannot carry a record)")]
 
 
 def test_a_card_is_lifted_after_three_misses_in_a_row() -> None:
@@ -197,7 +207,7 @@ def test_swapping_cards_lifts_the_old_and_places_the_new() -> None:
     script.chip.place(UID4)
     script.poll()
     script.chip.place(UID7)
-    assert script.poll() == [CardLifted("left", UID4), CardPlaced("left", UID7)]
+    assert script.poll() == [CardLifted("left", UID4), placed(UID7)]
 
 
 def test_bad_settings_get_a_clear_answer() -> None:
@@ -260,7 +270,7 @@ def test_unplugging_lifts_the_card_and_names_reader_and_port(error: type[Excepti
     _, events = script.poll_until(ReaderStatus)
     assert events == [
         ReaderStatus("left", True, "reader left: ready on pn532sim://left (PN532 v1.6)"),
-        CardPlaced("left", UID4, lying=True),  # it lay there through the unplug: not a new tap
+        placed(UID4, lying=True),  # it lay there through the unplug: not a new tap
     ]
 
 
@@ -342,7 +352,7 @@ def test_garbage_on_the_line_never_lifts_or_changes_a_card(noise: list[bytes]) -
     forget_sim_chips()
     script = online(Script())
     script.chip.place(UID4)
-    assert script.poll() == [CardPlaced("left", UID4)]
+    assert script.poll() == [placed(UID4)]
     for garbage in noise:
         script.chip.garbage(garbage)
         assert script.poll() == []
@@ -354,7 +364,7 @@ def test_an_error_frame_or_nack_in_line_noise_is_retried(noise: bytes) -> None:
     script.chip.place(UID4)
     script.chip.garbage(noise)
     aborts_before = script.chip.aborts
-    assert script.poll() == [CardPlaced("left", UID4)]
+    assert script.poll() == [placed(UID4)]
     assert script.chip.aborts == aborts_before + 1
 
 
@@ -412,7 +422,7 @@ def test_the_thread_delivers_events_and_stops() -> None:
     thread.start()
     assert next_event(events, ReaderStatus).online
     chip.place(UID7)
-    assert next_event(events, CardPlaced) == CardPlaced("right", UID7)
+    assert next_event(events, CardPlaced) == placed(UID7, reader="right")
     chip.lift()
     assert next_event(events, CardLifted) == CardLifted("right", UID7)
     thread.stop()

@@ -25,6 +25,7 @@ from box.ports.nfc.simchip import WAITS_FOREVER, forget_sim_chips, sim_chip
 from box.ports.nfc.simpty import PtyChips
 
 UID = bytes.fromhex("04112233445566")
+BLANK = "blank tag (no record)"  # a bare UID's card is a blank NTAG: its placement names no card
 OTHER = bytes.fromhex("04aabbccddeeff")
 TINY = 0.001  # seconds: a wait that ends at once when nothing comes
 
@@ -56,13 +57,13 @@ def test_the_first_step_connects_then_the_chip_waits_for_a_card() -> None:
     assert step(reader) == []  # nothing came within the keepalive: the command is aborted
     assert chip.aborts == 1
     chip.place(UID)
-    assert step(reader) == [CardPlaced("left", UID, lying=False)]
+    assert step(reader) == [CardPlaced("left", UID, lying=False, reason=BLANK)]
 
 
 def test_a_card_there_at_connect_is_lying() -> None:
     sim_chip("left").place(UID)
     reader = Pn532Reader("left", "pn532sim://left")
-    assert step(reader)[1:] == [CardPlaced("left", UID, lying=True)]
+    assert step(reader)[1:] == [CardPlaced("left", UID, lying=True, reason=BLANK)]
 
 
 def test_a_card_counts_as_lifted_after_the_missed_checks_and_is_not_placed_again() -> None:
@@ -70,13 +71,13 @@ def test_a_card_counts_as_lifted_after_the_missed_checks_and_is_not_placed_again
     reader = Pn532Reader("left", "pn532sim://left", misses_to_lift=3)
     step(reader)
     chip.place(UID)
-    assert step(reader) == [CardPlaced("left", UID)]
+    assert step(reader) == [CardPlaced("left", UID, reason=BLANK)]
     assert step(reader) == []  # still there
     chip.lift()
     assert [step(reader) for _ in range(3)] == [[], [], [CardLifted("left", UID)]]
     assert step(reader) == []
     chip.place(OTHER)
-    assert step(reader) == [CardPlaced("left", OTHER)]
+    assert step(reader) == [CardPlaced("left", OTHER, reason=BLANK)]
 
 
 def test_a_chip_that_goes_silent_is_noticed_at_the_keepalive() -> None:
@@ -107,7 +108,7 @@ def test_an_unplug_wakes_a_waiting_reader_at_once() -> None:
     try:
         assert next_event(events, ReaderStatus).online
         chip.place(UID)
-        assert next_event(events, CardPlaced) == CardPlaced("left", UID)
+        assert next_event(events, CardPlaced) == CardPlaced("left", UID, reason=BLANK)
         chip.lift()
         assert next_event(events, CardLifted) == CardLifted("left", UID)
         chip.unplug()
@@ -135,7 +136,7 @@ def test_watching_through_a_real_tty() -> None:
     try:
         assert next_event(events, ReaderStatus).online
         chips.place("left", UID)
-        assert next_event(events, CardPlaced) == CardPlaced("left", UID)
+        assert next_event(events, CardPlaced) == CardPlaced("left", UID, reason=BLANK)
         chips.lift("left")
         assert next_event(events, CardLifted) == CardLifted("left", UID)
     finally:

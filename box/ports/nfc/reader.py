@@ -7,15 +7,22 @@ pending and sits in a read until the card answers it, so an idle reader costs no
 almost no wake-ups. :func:`start_readers` watches every reader of a box, each on its own
 thread, and hands the events to the loop.
 
->>> from box.ports.nfc.simchip import forget_sim_chips, sim_chip
+>>> from box.ports.nfc.simchip import SimNtag, forget_sim_chips, sim_chip
 >>> reader = Pn532Reader("left", "pn532sim://doc-left")
 >>> reader.poll(now=0.0)
 [ReaderStatus(reader='left', online=True, message='reader left: ready on pn532sim://doc-left (PN532 v1.6)')]
->>> sim_chip("doc-left").place(bytes.fromhex("04a1b2c3"))
->>> reader.poll(now=0.05)
-[CardPlaced(reader='left', uid=b'\\x04\\xa1\\xb2\\xc3', lying=False)]
+>>> sim_chip("doc-left").place(SimNtag(bytes.fromhex("04a1b2c3d4e5f6"), card=("deadlines", "dl042")))
+>>> [placed] = reader.poll(now=0.05)
+>>> placed.uid.hex(), placed.lying, placed.card
+('04a1b2c3d4e5f6', False, ('deadlines', 'dl042'))
 >>> reader.poll(now=0.1)
 []
+>>> reader.request_write(WriteCard("left", placed.uid, ("deadlines", "dl007")))
+>>> reader.poll(now=0.15)[0].message
+'it is already deadlines dl042'
+>>> reader.request_write(WriteCard("left", placed.uid, ("deadlines", "dl007"), overwrite=True))
+>>> reader.poll(now=0.2)[0].outcome
+<WriteOutcome.WRITTEN: 'written'>
 >>> reader.close(); forget_sim_chips()
 """
 
@@ -42,9 +49,12 @@ from box.ports.nfc.commands import (
     WAKE_UP,
     BadAnswer,
     Command,
+    Target,
     parse_firmware,
-    parse_target_uid,
+    parse_target,
 )
+from box.ports.nfc.ntag import Identity
+from box.ports.nfc.tagio import CardWritten, WriteCard, WriteOutcome, read_identity, write_card
 
 logger = logging.getLogger(__name__)
 
@@ -77,11 +87,15 @@ class CardPlaced:
 
     `lying` is true when the card was already there as the reader (re)connected:
     left on it through a restart or an unplug, rather than laid on it just now.
+    `card` is the (game, card id) the tag's record names, read as it was placed; when
+    None, `reason` says why (a blank tag, a MIFARE Classic, a damaged record...).
     """
 
     reader: str
     uid: bytes
     lying: bool = False
+    card: tuple[str, str] | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,7 +115,7 @@ class ReaderStatus:
     message: str
 
 
-ReaderEvent = CardPlaced | CardLifted | ReaderStatus
+ReaderEvent = CardPlaced | CardLifted | ReaderStatus | CardWritten
 
 
 class _Offline(Exception):
@@ -150,6 +164,8 @@ class Pn532Reader:
         self._armed = False  # watching: an InListPassiveTarget is pending, answered when a card comes
         self._decoder = FrameDecoder()
         self._heard: list[Frame] = []
+        self._requests: list[WriteCard] = []
+        self._requests_lock = threading.Lock()
 
     @property
     def online(self) -> bool:
@@ -204,10 +220,11 @@ class Pn532Reader:
                 else:
                     self._write(ACK)  # no card for `keepalive`: abort; the next step re-arms and hears the chip
                     self._armed = False
+                    events += self._missed()  # answers write requests for a tag that is not there
                 return events, 0.0
             self._armed = False
-            uid = self._parsed(Command.IN_LIST_PASSIVE_TARGET, answer, parse_target_uid)
-            events += self._missed() if uid is None else self._target_found(uid, lying=False)
+            target = self._parsed(Command.IN_LIST_PASSIVE_TARGET, answer, parse_target)
+            events += self._missed() if target is None else self._target_found(target, lying=False)
             return events, interval
         except _Offline as problem:
             self._armed = False
@@ -221,6 +238,12 @@ class Pn532Reader:
                 port.cancel_read()
             except SERIAL_ERRORS:
                 logger.debug("reader %s: cancelling a read failed", self.name, exc_info=True)
+
+    def request_write(self, request: WriteCard) -> None:
+        """Queue a write of a card record (safe from any thread); the next poll does it and
+        returns a :class:`CardWritten` event (NOT_THERE when the tag is not on the reader)."""
+        with self._requests_lock:
+            self._requests.append(request)
 
     def close(self) -> None:
         """Close the serial port; the next poll opens it again."""
@@ -286,38 +309,58 @@ class Pn532Reader:
     # --- polling ----------------------------------------------------------------------
 
     def _scan(self, connecting: bool) -> list[ReaderEvent]:
-        uid = self._exchange(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, parse_target_uid)
-        if uid is None:
+        target = self._exchange(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, parse_target)
+        if target is None:
             return self._missed()
-        return self._target_found(uid, lying=connecting)
+        return self._target_found(target, lying=connecting)
 
-    def _target_found(self, uid: bytes, lying: bool) -> list[ReaderEvent]:
+    def _target_found(self, target: Target, lying: bool) -> list[ReaderEvent]:
         """A card answered and is still selected: what its answer means, then release it.
 
         The one place, polled or watched, where the chip still talks to the card after it
-        answered: a step reading the card's own data on a placement goes here.
+        answered: a new card's record is read here, and the write requests are done here.
         """
-        events = self._seen(uid, lying)
+        identity = None if target.uid == self._card else read_identity(target, self._transceive)
+        events = self._seen(target.uid, lying, identity)
+        for request in self._take_requests():
+            done = write_card(target, request, self._transceive) if request.uid == target.uid else None
+            events.append(done or self._not_there(request))
         self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)
         return events
 
-    def _seen(self, uid: bytes, lying: bool) -> list[ReaderEvent]:
+    def _take_requests(self) -> list[WriteCard]:
+        with self._requests_lock:
+            requests, self._requests = self._requests, []
+        return requests
+
+    def _transceive(self, params: bytes) -> bytes:
+        """One tag command through InDataExchange: the answer's ``Status [data]``."""
+        return self._exchange(Command.IN_DATA_EXCHANGE, params, bytes)
+
+    def _not_there(self, request: WriteCard) -> CardWritten:
+        message = f"tag {request.uid.hex()} is not on reader {self.name}: lay it again"
+        return CardWritten(request.reader, request.uid, request.card, WriteOutcome.NOT_THERE, message)
+
+    def _seen(self, uid: bytes, lying: bool, identity: Identity | None) -> list[ReaderEvent]:
+        """The card ``uid`` answered; ``identity``: what its record says, read when it is new."""
         self._misses = 0
-        if uid == self._card:
+        if identity is None:
             return []
         events: list[ReaderEvent] = [] if self._card is None else [CardLifted(self.name, self._card)]
         self._card = uid
-        return [*events, CardPlaced(self.name, uid, lying)]
+        return [*events, CardPlaced(self.name, uid, lying, identity.card, identity.reason)]
 
     def _missed(self) -> list[ReaderEvent]:
+        """No card answered this step: a pending write request finds no tag."""
+        events: list[ReaderEvent] = [self._not_there(request) for request in self._take_requests()]
         if self._card is None:
-            return []
+            return events
         self._misses += 1
         if self._misses < self.misses_to_lift:
-            return []
+            return events
         lifted = CardLifted(self.name, self._card)
         self._card, self._misses = None, 0
-        return [lifted]
+        return [*events, lifted]
 
     # --- talking to the chip --------------------------------------------------------------
 
@@ -571,8 +614,8 @@ def start_readers(
     >>> events.get(timeout=5).online
     True
     >>> sim_chip("doc-watch").place(bytes.fromhex("04a1b2c3"))
-    >>> events.get(timeout=5)
-    CardPlaced(reader='left', uid=b'\\x04\\xa1\\xb2\\xc3', lying=False)
+    >>> events.get(timeout=5).uid.hex()
+    '04a1b2c3'
     >>> running.stop(); forget_sim_chips()
     """
     threads = [ReaderThread(reader, on_event, interval=interval, keepalive=keepalive) for reader in readers]

@@ -40,14 +40,142 @@ from box.ports.nfc.codec import (
     Response,
     encode_frame,
 )
-from box.ports.nfc.commands import MAX_RETRIES_CONFIG_ITEM, UID_LENGTHS, Command
+from box.ports.nfc.commands import (
+    MAX_RETRIES_CONFIG_ITEM,
+    PAGE_SIZE,
+    READ_SIZE,
+    TAG_READ,
+    TAG_WRITE,
+    TARGET,
+    UID_LENGTHS,
+    Command,
+)
+from box.ports.nfc.ntag import (
+    CC_PAGE,
+    CC_READ_ONLY,
+    FIRST_USER_PAGE,
+    NTAG213,
+    STATIC_LOCK_PAGE,
+    NtagType,
+    encode_card,
+    locked_pages,
+    write_plan,
+)
 
 URL_SCHEME = "pn532sim"
 FIRMWARE_VERSION = bytes([0x32, 0x01, 0x06, 0x07])
 WAITS_FOREVER = 0xFF
 """MxRtyPassiveActivation at power-up: InListPassiveTarget never answers while no card is there."""
-_ATQA_SAK_BY_UID_LENGTH = {4: b"\x00\x04\x08", 7: b"\x00\x44\x00", 10: b"\x00\x84\x00"}
+_ATQA_BY_UID_LENGTH = {4: b"\x00\x04", 7: b"\x00\x44", 10: b"\x00\x84"}
 _ISO14443_4_SAK = 0x20
+MIFARE_CLASSIC_SAK = 0x08
+STATUS_TIMEOUT = 0x01
+"""InDataExchange status when the tag does not answer (it left the field)."""
+STATUS_NAK = 0x14
+"""InDataExchange status the simulator gives for a tag's NAK (a locked page, a refused command) (verify on a Pi)."""
+STATUS_NO_TARGET = 0x27
+"""InDataExchange status when no target is selected (none listed, or released)."""
+
+
+class SimTag:
+    """A card to lay on a simulated reader that answers no Type 2 command (an ISO 14443-4 card).
+
+    Subclasses model memory: :class:`SimNtag` and :class:`SimMifareClassic`.
+    """
+
+    def __init__(self, uid: bytes, sak: int = _ISO14443_4_SAK, ats: bytes = b"") -> None:
+        if len(uid) not in UID_LENGTHS:
+            raise ValueError(f"a card UID has 4, 7 or 10 bytes, not {len(uid)}")
+        if ats and ats[0] != len(ats):
+            raise ValueError(f"an ATS starts with its own length ({len(ats)}), not {ats[0]}")
+        self.uid, self.sak, self.ats = bytes(uid), sak, bytes(ats)
+
+    def read(self, page: int) -> bytes | None:
+        """READ: 16 bytes from ``page``, or None for a NAK."""
+        return None
+
+    def write(self, page: int, data: bytes) -> bool:
+        """WRITE one page; False for a NAK."""
+        return False
+
+
+class SimMifareClassic(SimTag):
+    """A MIFARE Classic 1K: every read and write needs a sector key first, so it refuses both."""
+
+    def __init__(self, uid: bytes) -> None:
+        super().__init__(uid, MIFARE_CLASSIC_SAK)
+
+
+class SimNtag(SimTag):
+    """An NTAG213/215/216's memory: UID pages, lock bytes, the CC, user memory, configuration.
+
+    Fresh from the factory: NDEF-formatted, an empty NDEF TLV. WRITE refuses pages 0-1 and
+    locked pages; the lock bytes and the CC only ever gain bits (one-time programmable).
+
+    >>> tag = SimNtag(bytes.fromhex("04a1b2c3d4e5f6"), card=("deadlines", "dl042"))
+    >>> from box.ports.nfc.ntag import identify
+    >>> identify(tag.user_memory(), NTAG213.data_size).card
+    ('deadlines', 'dl042')
+    """
+
+    def __init__(self, uid: bytes, kind: NtagType = NTAG213, card: tuple[str, str] | None = None) -> None:
+        super().__init__(uid, 0x00)
+        self.kind = kind
+        self.memory = kind.blank_image()
+        uid = self.uid.ljust(7, b"\x00")[:7]
+        self.memory[0:4] = uid[:3] + bytes([0x88 ^ uid[0] ^ uid[1] ^ uid[2]])
+        self.memory[4:8] = uid[3:7]
+        self.memory[8] = uid[3] ^ uid[4] ^ uid[5] ^ uid[6]
+        if card is not None:
+            for page, data in write_plan(encode_card(*card), kind):
+                self.write(page, data)
+
+    def user_memory(self) -> bytes:
+        start = FIRST_USER_PAGE * PAGE_SIZE
+        return bytes(self.memory[start : start + self.kind.data_size])
+
+    def lock(self) -> None:
+        """Make the tag read-only as a sold-locked sticker is: CC access 0F, every lock bit set."""
+        self.memory[CC_PAGE * PAGE_SIZE + 3] = CC_READ_ONLY
+        self.memory[STATIC_LOCK_PAGE * PAGE_SIZE + 2 : STATIC_LOCK_PAGE * PAGE_SIZE + 4] = b"\xff\xff"
+        lock_at = self.kind.dynamic_lock_page * PAGE_SIZE
+        self.memory[lock_at : lock_at + 3] = b"\xff\xff\xff"
+
+    def read(self, page: int) -> bytes | None:
+        if page >= self.kind.pages:
+            return None
+        doubled = self.memory + self.memory  # READ rolls over past the last page
+        return bytes(doubled[page * PAGE_SIZE : page * PAGE_SIZE + READ_SIZE])
+
+    def write(self, page: int, data: bytes) -> bool:
+        if page < STATIC_LOCK_PAGE or page >= self.kind.pages or len(data) != PAGE_SIZE or self._locked(page):
+            return False
+        at = page * PAGE_SIZE
+        if page in (STATIC_LOCK_PAGE, CC_PAGE, self.kind.dynamic_lock_page):
+            keep = 2 if page == STATIC_LOCK_PAGE else 0  # UID check byte and internal byte stay
+            for index in range(keep, PAGE_SIZE):
+                self.memory[at + index] |= data[index]
+        else:
+            self.memory[at : at + PAGE_SIZE] = data
+        return True
+
+    def _locked(self, page: int) -> bool:
+        static = self.memory[STATIC_LOCK_PAGE * PAGE_SIZE : (STATIC_LOCK_PAGE + 1) * PAGE_SIZE]
+        dynamic_at = self.kind.dynamic_lock_page * PAGE_SIZE
+        cc_read_only = self.memory[CC_PAGE * PAGE_SIZE + 3] == CC_READ_ONLY
+        if cc_read_only and FIRST_USER_PAGE <= page <= self.kind.last_user_page:
+            return True  # a tag reader honours the CC; the sticker sold locked has its lock bits set too
+        return page in locked_pages(bytes(static), bytes(self.memory[dynamic_at : dynamic_at + 4]), self.kind)
+
+
+def card_for_uid(uid: bytes, ats: bytes = b"") -> SimTag:
+    """The card a bare UID stands for: 4 bytes a MIFARE Classic, with an ATS an ISO 14443-4
+    card, otherwise a blank NTAG213."""
+    if ats:
+        return SimTag(uid, ats=ats)
+    if len(uid) == 4:
+        return SimMifareClassic(uid)
+    return SimNtag(uid)
 
 
 class SimulatedPn532:
@@ -72,8 +200,9 @@ class SimulatedPn532:
         self._sent = threading.Condition(self._lock)
         """Notified when the chip sends on its own (a waited-for card), is unplugged, or a read is cancelled."""
         self._cancel_read = False
-        self._uid: bytes | None = None
-        self._ats = b""
+        self._card: SimTag | None = None
+        self._selected = False
+        self._tear_after: int | None = None
         self._plugged = True
         self._connection = 0
         self._io_error: type[Exception] = serial.SerialException
@@ -94,23 +223,33 @@ class SimulatedPn532:
 
     # --- what a test does to the chip -------------------------------------------------
 
-    def place(self, uid: bytes, ats: bytes = b"") -> None:
-        """Lay a card with this 4-, 7- or 10-byte UID on the reader (``ats``: an ISO 14443-4 card's ATS)."""
-        if len(uid) not in UID_LENGTHS:
-            raise ValueError(f"a card UID has 4, 7 or 10 bytes, not {len(uid)}")
-        if ats and ats[0] != len(ats):
-            raise ValueError(f"an ATS starts with its own length ({len(ats)}), not {ats[0]}")
+    def place(self, card: bytes | SimTag, ats: bytes = b"") -> None:
+        """Lay a card on the reader: a :class:`SimTag`, or a bare 4-, 7- or 10-byte UID
+        (see :func:`card_for_uid`; ``ats``: an ISO 14443-4 card's ATS)."""
+        tag = card if isinstance(card, SimTag) else card_for_uid(bytes(card), ats)
         with self._lock:
-            self._uid, self._ats = bytes(uid), bytes(ats)
+            self._card, self._selected = tag, False
             if self._target_wanted and self._plugged:
-                self._target_wanted = False
-                self._respond(self._frame(Command.IN_LIST_PASSIVE_TARGET, self._target_data()))
+                self._target_wanted, self._selected = False, True
+                self._respond(self._frame(Command.IN_LIST_PASSIVE_TARGET, self._target_data(tag)))
                 self._sent.notify_all()
 
     def lift(self) -> None:
         """Take the card away."""
         with self._lock:
-            self._uid = None
+            self._card, self._selected = None, False
+
+    def lift_during_write(self, after_pages: int = 1) -> None:
+        """Lift the card during a later write: ``after_pages`` page writes succeed, the next
+        one is torn (half its bytes written) and the card is gone."""
+        with self._lock:
+            self._tear_after = after_pages
+
+    @property
+    def card(self) -> SimTag | None:
+        """The card on the reader."""
+        with self._lock:
+            return self._card
 
     def unplug(self, error: type[Exception] = serial.SerialException) -> None:
         """Pull the cable: opening fails and I/O on an open port raises ``error`` (e.g. ``termios.error``)."""
@@ -250,21 +389,44 @@ class SimulatedPn532:
             case Command.RF_CONFIGURATION:
                 return self._frame(command)
             case Command.IN_LIST_PASSIVE_TARGET if params[:2] in (b"\x01\x00", b"\x02\x00"):
-                if self._uid is None:
+                if self._card is None:
                     self._target_wanted = self._passive_retries == WAITS_FOREVER
                     return None if self._target_wanted else self._frame(command, b"\x00")
-                return self._frame(command, self._target_data())
+                self._selected = True
+                return self._frame(command, self._target_data(self._card))
             case Command.IN_RELEASE if len(params) == 1:
+                self._selected = False
                 return self._frame(command, b"\x00")
+            case Command.IN_DATA_EXCHANGE if len(params) >= 2:
+                return self._frame(command, self._exchange(params[0], params[1:]))
         return ERROR_FRAME
 
-    def _target_data(self) -> bytes:
+    @staticmethod
+    def _target_data(card: SimTag) -> bytes:
         """``NbTg Tg ATQA SAK UIDlen UID [ATS]`` for the card on the reader."""
-        assert self._uid is not None
-        atqa_sak = bytearray(_ATQA_SAK_BY_UID_LENGTH[len(self._uid)])
-        if self._ats:
-            atqa_sak[2] |= _ISO14443_4_SAK
-        return b"\x01\x01" + atqa_sak + bytes([len(self._uid)]) + self._uid + self._ats
+        return b"\x01\x01" + _ATQA_BY_UID_LENGTH[len(card.uid)] + bytes([card.sak, len(card.uid)]) + card.uid + card.ats
+
+    def _exchange(self, target: int, tag_command: bytes) -> bytes:
+        """``Status [data]``: the selected tag's answer to a READ or WRITE."""
+        if target != TARGET or not self._selected:
+            return bytes([STATUS_NO_TARGET])
+        card = self._card
+        assert card is not None  # lifting a card deselects it
+        if tag_command[0] == TAG_READ and len(tag_command) == 2:
+            pages = card.read(tag_command[1])
+            return bytes([STATUS_NAK]) if pages is None else b"\x00" + pages
+        if tag_command[0] == TAG_WRITE and len(tag_command) == 2 + PAGE_SIZE:
+            page, data = tag_command[1], tag_command[2:]
+            if self._tear_after is not None:
+                if self._tear_after == 0:
+                    self._tear_after = None
+                    if isinstance(card, SimNtag) and card.read(page) is not None:
+                        card.write(page, data[:2] + card.read(page)[2:PAGE_SIZE])
+                    self._card, self._selected = None, False
+                    return bytes([STATUS_TIMEOUT])
+                self._tear_after -= 1
+            return b"\x00" if card.write(page, data) else bytes([STATUS_NAK])
+        return bytes([STATUS_NAK])
 
     @staticmethod
     def _frame(command: int, data: bytes = b"") -> bytes:
