@@ -17,11 +17,14 @@ Identity(card=None, reason='blank tag (no record)')
 from __future__ import annotations
 
 import binascii
+import logging
 from dataclasses import dataclass
 
 import ndef
 
 from box.ports.nfc.commands import PAGE_SIZE
+
+log = logging.getLogger(__name__)
 
 RECORD_TYPE = "urn:nfc:ext:gravebox.example:card"
 """The card record's type: an NFC Forum external type (``.example`` can never be someone's domain)."""
@@ -32,7 +35,16 @@ CC_READ_ONLY = 0x0F
 FIRST_USER_PAGE = 4
 CC_PAGE = 3
 STATIC_LOCK_PAGE = 2
-TLV_NULL, TLV_LOCK_CONTROL, TLV_MEMORY_CONTROL, TLV_NDEF, TLV_PROPRIETARY, TLV_TERMINATOR = 0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE
+TLV_NULL, TLV_LOCK_CONTROL, TLV_MEMORY_CONTROL, TLV_NDEF, TLV_PROPRIETARY, TLV_TERMINATOR = (
+    0x00,
+    0x01,
+    0x02,
+    0x03,
+    0xFD,
+    0xFE,
+)
+DAMAGED = "a damaged record (torn?)"
+"""Why a tag whose TLVs or record do not decode names no card."""
 MAX_CARD_MESSAGE = 128
 """Longest card record (bytes): a game and a card id of up to ~100 characters together."""
 EMPTY_NDEF_PAGE = bytes([TLV_NDEF, 0x00, TLV_TERMINATOR, 0x00])
@@ -63,7 +75,7 @@ class NtagType:
     cc_size: int
     """CC byte 2: the data area in units of 8 bytes."""
     lock_granularity: int
-    """Pages one dynamic lock bit locks."""
+    """Pages one dynamic lock bit locks (0: no dynamic lock bytes, user memory ends at page 15)."""
 
     @property
     def data_size(self) -> int:
@@ -81,7 +93,7 @@ class NtagType:
     @property
     def pages(self) -> int:
         """All pages, configuration included (dynamic lock, CFG0, CFG1, PWD, PACK)."""
-        return self.dynamic_lock_page + 5
+        return self.dynamic_lock_page + 5 if self.lock_granularity else self.last_user_page + 1
 
     def capability_container(self) -> bytes:
         return bytes([CC_MAGIC, 0x10, self.cc_size, 0x00])
@@ -97,7 +109,9 @@ class NtagType:
 NTAG213 = NtagType("NTAG213", 0x12, 2)
 NTAG215 = NtagType("NTAG215", 0x3E, 16)
 NTAG216 = NtagType("NTAG216", 0x6D, 16)
-NTAG_TYPES = (NTAG213, NTAG215, NTAG216)
+ULTRALIGHT = NtagType("MIFARE Ultralight", 0x06, 0)
+"""The small Type 2 tag before the NTAGs: 48 bytes of user memory, static lock bytes only."""
+NTAG_TYPES = (NTAG213, NTAG215, NTAG216, ULTRALIGHT)
 
 
 def parse_cc(cc: bytes) -> NtagType:
@@ -115,7 +129,7 @@ def parse_cc(cc: bytes) -> NtagType:
     for kind in NTAG_TYPES:
         if cc[2] == kind.cc_size:
             return kind
-    raise NotWritable(f"not an NTAG213/215/216 (capability container {cc[:4].hex()})")
+    raise NotWritable(f"not an NTAG213/215/216 or Ultralight (capability container {cc[:4].hex()})")
 
 
 def locate_ndef(memory: bytes, data_size: int) -> tuple[int, int] | None:
@@ -216,8 +230,9 @@ def decode_card(message: bytes) -> tuple[str, str]:
         raise NotACard("blank tag (no record)")
     try:
         records = list(ndef.message_decoder(message))
-    except ndef.DecodeError as error:
-        raise NotACard(f"a damaged record ({error})") from None
+    except (ndef.DecodeError, ValueError) as error:  # ndeflib lets a non-ASCII type's UnicodeDecodeError out
+        log.debug("NDEF message %s does not decode: %s", message.hex(), error)
+        raise NotACard(DAMAGED) from None
     if not records:
         raise NotACard("blank tag (no record)")
     if records[0].type != RECORD_TYPE:
@@ -230,7 +245,8 @@ def decode_card(message: bytes) -> tuple[str, str]:
         if int(crc, 16) != _crc(text) or encode_card(*card) != message:
             raise ValueError("not as the box writes it")
     except ValueError:
-        raise NotACard("a damaged card record") from None
+        log.debug("card record %s is not as the box writes it", payload)
+        raise NotACard(DAMAGED) from None
     return card
 
 
@@ -248,12 +264,13 @@ def identify(memory: bytes, data_size: int = NTAG213.data_size) -> Identity:
     >>> identify(bytes.fromhex("03 05 d1 01 01 55 00 fe"))
     Identity(card=None, reason='a record of another kind (urn:nfc:wkt:U)')
     >>> identify(bytes.fromhex("03 30 d1 01 01"))
-    Identity(card=None, reason='a damaged record (user memory ends inside the NDEF message)')
+    Identity(card=None, reason='a damaged record (torn?)')
     """
     try:
         message = read_ndef(memory, data_size)
     except BadTlv as error:
-        return Identity(None, f"a damaged record ({error})")
+        log.debug("user memory %s: %s", memory.hex(), error)
+        return Identity(None, DAMAGED)
     if message is None:
         return Identity(None, "blank tag (no record)")
     try:
@@ -274,7 +291,7 @@ def tlv_image(message: bytes, kind: NtagType) -> bytes:
     header = bytes([TLV_NDEF, length]) if length < 0xFF else bytes([TLV_NDEF, 0xFF, length >> 8, length & 0xFF])
     image = header + message
     if len(image) > kind.data_size:
-        raise NotWritable(f"full: the record needs {len(image)} bytes, an {kind.name} holds {kind.data_size}")
+        raise NotWritable(f"full: the record needs {len(image)} bytes, this {kind.name} holds {kind.data_size}")
     if len(image) < kind.data_size:
         image += bytes([TLV_TERMINATOR])
     return image + bytes(-len(image) % PAGE_SIZE)
@@ -311,7 +328,7 @@ def locked_pages(static_lock: bytes, dynamic_lock: bytes, kind: NtagType) -> fro
     """
     locked = {page for page in range(CC_PAGE, 16) if _bit(static_lock, 16 + page)}
     granule = kind.lock_granularity
-    for bit in range(16):
+    for bit in range(16 if granule else 0):
         if _bit(dynamic_lock, bit):
             start = 16 + bit * granule
             locked.update(range(start, min(start + granule, kind.last_user_page + 1)))

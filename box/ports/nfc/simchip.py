@@ -138,8 +138,9 @@ class SimNtag(SimTag):
         """Make the tag read-only as a sold-locked sticker is: CC access 0F, every lock bit set."""
         self.memory[CC_PAGE * PAGE_SIZE + 3] = CC_READ_ONLY
         self.memory[STATIC_LOCK_PAGE * PAGE_SIZE + 2 : STATIC_LOCK_PAGE * PAGE_SIZE + 4] = b"\xff\xff"
-        lock_at = self.kind.dynamic_lock_page * PAGE_SIZE
-        self.memory[lock_at : lock_at + 3] = b"\xff\xff\xff"
+        if self.kind.lock_granularity:
+            lock_at = self.kind.dynamic_lock_page * PAGE_SIZE
+            self.memory[lock_at : lock_at + 3] = b"\xff\xff\xff"
 
     def read(self, page: int) -> bytes | None:
         if page >= self.kind.pages:

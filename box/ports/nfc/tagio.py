@@ -92,6 +92,13 @@ def _read_message(transceive: Transceive, kind: NtagType, memory: bytes) -> byte
         memory += _read(transceive, FIRST_USER_PAGE + len(memory) // PAGE_SIZE)
 
 
+def _encode(card: tuple[str, str]) -> bytes:
+    try:
+        return encode_card(*card)
+    except ValueError as error:
+        raise NotWritable(str(error)) from None
+
+
 class WriteOutcome(Enum):
     """How a write request ended."""
 
@@ -146,7 +153,7 @@ def write_card(target: Target, request: WriteCard, transceive: Transceive) -> Ca
     if problem is not None:
         return answer(WriteOutcome.NOT_WRITABLE, problem)
     try:
-        message = encode_card(*request.card)
+        message = _encode(request.card)
         head = _read(transceive, 0)
         kind = parse_cc(head[3 * PAGE_SIZE :])
         if head[3 * PAGE_SIZE + 3] == CC_READ_ONLY:
@@ -158,7 +165,7 @@ def write_card(target: Target, request: WriteCard, transceive: Transceive) -> Ca
             return answer(WriteOutcome.OTHER_CARD, f"it is already {before.card[0]} {before.card[1]}", before.card)
         plan = write_plan(message, kind)
         static = head[STATIC_LOCK_PAGE * PAGE_SIZE : (STATIC_LOCK_PAGE + 1) * PAGE_SIZE]
-        dynamic = _read(transceive, kind.dynamic_lock_page)[:PAGE_SIZE]
+        dynamic = _read(transceive, kind.dynamic_lock_page)[:PAGE_SIZE] if kind.lock_granularity else bytes(4)
         if {page for page, _ in plan} & locked_pages(static, dynamic, kind):
             raise NotWritable("locked (read-only)")
     except NotWritable as error:
@@ -176,4 +183,3 @@ def write_card(target: Target, request: WriteCard, transceive: Transceive) -> Ca
     if after.card != request.card:
         return answer(WriteOutcome.TORN, f"it reads back wrong ({after.reason}): lay it again")
     return answer(WriteOutcome.WRITTEN)
-
