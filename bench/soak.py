@@ -61,7 +61,7 @@ def quiescent(world: SimulatedBox) -> bool:
 
     box = world.box
     open_dice = box.dice_show is not None and not box.dice_show.closes
-    lying = any(sim_chip(reader)._uid is not None for reader in world.pinmap.readers)
+    lying = any(sim_chip(reader).card is not None for reader in world.pinmap.readers)
     if box.session is None and (box.menu.page, box.menu.cursor) != ("main", 0):
         return False
     flash = getattr(box, "flash", None) is not None and world.now < getattr(box, "flash_until", 0.0)
