@@ -298,3 +298,23 @@ def test_any_torn_write_is_redone_on_the_next_tap(card: tuple[str, str], tear: i
     box.chip.lift()
     box.poll(3)
     assert box.tap(tag).card == card
+
+
+def test_a_watched_reader_writes_on_its_next_check_and_answers_at_once_without_the_tag() -> None:
+    chip, reader = sim_chip("left"), Pn532Reader("left", "pn532sim://left")
+    reader.watch(0.0, keepalive=0.01)  # connects
+    tag = SimNtag(UID)
+    chip.place(tag)
+    [placed], _ = reader.watch(0.0, keepalive=0.01)
+    assert placed.reason == "blank tag (no record)"
+    reader.request_write(WriteCard("left", UID, CARD))
+    [written], _ = reader.watch(0.0, keepalive=0.01)
+    assert written.outcome is WriteOutcome.WRITTEN
+    assert identify(tag.user_memory()).card == CARD
+    chip.lift()
+    while reader.watch(0.0, keepalive=0.01)[0] != [CardLifted("left", UID)]:
+        pass
+    reader.request_write(WriteCard("left", UID, CARD))
+    [missing], _ = reader.watch(0.0, keepalive=0.01)
+    assert missing.outcome is WriteOutcome.NOT_THERE
+    reader.close()
