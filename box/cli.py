@@ -3,6 +3,7 @@
 gravebox                 start the box (the simulator where there is no Pi)
 gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
 gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
+gravebox web [--listen HOST:PORT]  the phone page beside the box
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
     selftest = commands.add_parser("selftest", parents=[common], help="check every part of the box")
     enroll = commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card")
+    web = commands.add_parser("web", parents=[common], help="serve the phone page (scores, history, cards)")
     if command == "selftest":  # their options come with their modules: imported only when used
         from box.selftest import add_arguments
 
@@ -48,10 +50,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from box.enrolment import add_arguments
 
         add_arguments(enroll)
+    elif command == "web":
+        from box.web.server import add_arguments
+
+        add_arguments(web)
     return parser
 
 
-COMMANDS = ("run", "sim", "selftest", "enroll")
+COMMANDS = ("run", "sim", "selftest", "enroll", "web")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             from box.enrolment import main as enrol
 
             return enrol(args)
+        if args.command == "web":
+            from box.web.server import main as web
+
+            return web(args)
         return run(args)
     except FileProblem as problem:
         print(f"gravebox: {problem}", file=sys.stderr)

@@ -5,6 +5,10 @@
 names = ["Ann", "Bob", "Cid"]   # player names offered by the menu, in seating order
 decks = "/home/pi/decks"        # a folder of <game>.csv files replacing the built-in decks
 pinmap = "/etc/gravebox/pinmap.toml"
+
+[web]
+listen = "0.0.0.0:8080"         # where the phone page (gravebox web) listens
+open = true                     # reading pages open on the local network; false: only paired phones
 ```
 """
 
@@ -20,6 +24,7 @@ from box.errors import ConfigError, DeckError, read_text
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
 KEYS = {"names", "decks", "pinmap"}
+WEB_KEYS = {"listen", "open"}
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,8 @@ class Config:
     names: tuple[str, ...] = ()
     decks: Path | None = None
     pinmap: Path | None = None
+    web_listen: str | None = None
+    web_open: bool = True
 
 
 def load_config(path: Path | None) -> Config:
@@ -40,13 +47,23 @@ def load_config(path: Path | None) -> Config:
         found = re.search(r"line (\d+)", str(problem))
         raise ConfigError(path, str(problem).split(" (at")[0], line=int(found.group(1)) if found else None) from None
 
-    def fail(key: str, message: str) -> ConfigError:
+    def fail(key: str, message: str, section: str = "box") -> ConfigError:
         line = next((n for n, t in enumerate(text.splitlines(), 1) if re.match(rf"\s*{key}\s*=", t)), None)
-        return ConfigError(path, message, line=line, field=f"box.{key}")
+        return ConfigError(path, message, line=line, field=f"{section}.{key}")
 
-    unknown = set(data) - {"box"}
+    unknown = set(data) - {"box", "web"}
     if unknown:
-        raise ConfigError(path, f"unknown section(s) {', '.join(sorted(unknown))}; only [box]")
+        raise ConfigError(path, f"unknown section(s) {', '.join(sorted(unknown))}; only [box] and [web]")
+    web = data.get("web", {})
+    if not isinstance(web, dict):
+        raise ConfigError(path, "web must be a section: [web]", line=fail("web", "").line, field="web")
+    for key in web:
+        if key not in WEB_KEYS:
+            raise fail(key, f"unknown setting; settings are {', '.join(sorted(WEB_KEYS))}", "web")
+    if "listen" in web and (not isinstance(web["listen"], str) or not re.fullmatch(r"\S+:\d{1,5}", web["listen"])):
+        raise fail("listen", 'must be "HOST:PORT" in quotes', "web")
+    if not isinstance(web.get("open", True), bool):
+        raise fail("open", "must be true or false", "web")
     box = data.get("box", {})
     if not isinstance(box, dict):
         raise ConfigError(path, "box must be a section: [box]", line=fail("box", "").line, field="box")
@@ -69,4 +86,10 @@ def load_config(path: Path | None) -> Config:
             check_decks_folder(paths["decks"])
         except DeckError as problem:
             raise fail("decks", f"{problem.message}: {paths['decks']}") from None
-    return Config(names=tuple(n.strip() for n in names), decks=paths.get("decks"), pinmap=paths.get("pinmap"))
+    return Config(
+        names=tuple(n.strip() for n in names),
+        decks=paths.get("decks"),
+        pinmap=paths.get("pinmap"),
+        web_listen=web.get("listen"),
+        web_open=web.get("open", True),
+    )

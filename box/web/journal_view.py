@@ -1,0 +1,294 @@
+"""The journal as the page reads it: read-only, in short read transactions.
+
+The box is the journal's one writer. The page opens the file with
+`mode=ro` and `query_only`, reads what one request needs inside one
+transaction and closes the connection at once, so it never holds a read
+transaction that would stop the box's WAL checkpoints.
+
+Finished games never change: their summaries (a replay through the game's own
+rules) are kept in memory by id, so the history page replays each game once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from box.cards import Deck
+from box.games import GAMES, rules_for
+from box.games.base import Rejected, Setup
+from box.journal import GameRecord
+from box.session import decode
+
+log = logging.getLogger(__name__)
+
+JOURNAL_FILE = "journal.db"
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A game as the history shows it: who played, how it ended, each player's figures."""
+
+    id: int
+    name: str
+    players: tuple[str, ...]
+    options: dict[str, str]
+    finished: bool
+    started: str | None  # ISO date and time, where the journal keeps one
+    actions: int
+    over: bool
+    winners: tuple[str, ...]
+    figures: dict[str, dict[str, int]] = field(default_factory=dict)  # player -> figure -> value
+
+
+@dataclass
+class Snapshot:
+    """What one read transaction saw."""
+
+    games: list[GameRecord]
+    started: dict[int, str]
+    values: dict[str, Any]
+    actions: dict[int, list[tuple[int, dict[str, Any]]]]
+
+
+class JournalView:
+    """Read the box's journal without ever writing to it or holding it open."""
+
+    def __init__(self, path: Path, decks_dirs: tuple[Path, ...] = ()):
+        self.path = path
+        self.decks_dirs = decks_dirs  # where uploaded or configured decks live, first match wins
+        self.summaries: dict[int, GameSummary] = {}
+        self.decks: dict[tuple[str, str | None], Deck] = {}
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection | None]:
+        """One short read transaction; None when there is no journal yet."""
+        if not self.path.exists():
+            yield None
+            return
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True, timeout=1.0, isolation_level=None)) as db:
+            db.execute("PRAGMA query_only=1")
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
+
+    def snapshot(self, with_actions: str = "unfinished") -> Snapshot:
+        """Games, box values and the actions of the unfinished game ("unfinished") or every game not
+        yet summarised ("new"), read in one transaction."""
+        with self.reading() as db:
+            if db is None:
+                return Snapshot([], {}, {}, {})
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            started_column = "started" if "started" in columns else "NULL"
+            rows = db.execute(
+                f"SELECT id, name, players, options, decks, finished, {started_column} FROM games ORDER BY id"
+            ).fetchall()
+            games, started = [], {}
+            for row in rows:
+                try:
+                    games.append(
+                        GameRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], bool(row[5]))
+                    )
+                except (json.JSONDecodeError, TypeError):
+                    log.warning("game %s has an unreadable row; not shown", row[0])
+                    continue
+                if row[6] is not None:
+                    started[row[0]] = str(row[6])
+            values = {}
+            for key, value in db.execute("SELECT key, value FROM box"):
+                try:
+                    values[key] = json.loads(value)
+                except json.JSONDecodeError:
+                    continue
+            wanted = [
+                g.id
+                for g in games
+                if (not g.finished if with_actions == "unfinished" else g.finished and g.id not in self.summaries)
+            ]
+            if with_actions == "new":
+                wanted += [g.id for g in games if not g.finished]
+            actions: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+            for game_id in wanted:
+                rows = db.execute(
+                    "SELECT seq, action FROM actions WHERE game = ? AND undone = 0 ORDER BY seq", (game_id,)
+                )
+                actions[game_id] = [(seq, json.loads(text)) for seq, text in rows]
+            return Snapshot(games, started, values, actions)
+
+    # ----- replays ----------------------------------------------------------------------------
+
+    def deck(self, game: str, decks: str | None = None) -> Deck:
+        """The deck a game was played with (its journaled folder), else the page's folders, else built in."""
+        key = (game, decks)
+        if key not in self.decks:
+            folders = ([Path(decks)] if decks else []) + list(self.decks_dirs)
+            folder = next((f for f in folders if (f / f"{game}.csv").exists()), None)
+            self.decks[key] = rules_for(game).load_deck(folder)
+        return self.decks[key]
+
+    def replay(self, record: GameRecord, actions: list[tuple[int, dict[str, Any]]]) -> tuple[Any, GameSummary]:
+        """Fold the game's rules over its actions: the last state and the game's summary."""
+        rules = rules_for(record.name)
+        state = rules.new(Setup(tuple(record.players), dict(record.options)), self.deck(record.name, record.decks))
+        busts = dict.fromkeys(record.players, 0)
+        last_round = None
+        applied = 0
+        for _, data in actions:
+            try:
+                result = rules.apply(state, decode(data))
+            except (KeyError, ValueError, TypeError) as problem:
+                log.warning("game %d: unreadable action %s (%s)", record.id, data, problem)
+                continue
+            if isinstance(result, Rejected):
+                continue
+            state, applied = result.state, applied + 1
+            if record.name == "dead-set":
+                dump = rules.dump(state)
+                if dump["round"] != last_round or dump["over"]:
+                    if last_round is not None:
+                        for name, result_ in dump["last_round"].items():
+                            busts[name] += bool(result_.get("bust"))
+                    last_round = dump["round"]
+        dump = rules.dump(state)
+        figures = figures_of(record.name, record.players, dump, busts)
+        summary = GameSummary(
+            id=record.id,
+            name=record.name,
+            players=tuple(record.players),
+            options=dict(record.options),
+            finished=record.finished,
+            started=None,
+            actions=applied,
+            over=bool(dump.get("over")),
+            winners=tuple(dump.get("winners", ())),
+            figures=figures,
+        )
+        return state, summary
+
+    def history(self) -> tuple[list[GameSummary], dict[str, Any]]:
+        """Every game, newest first (finished ones replayed once, then remembered), and the box's values."""
+        snap = self.snapshot("new")
+        games = []
+        for record in snap.games:
+            if record.name not in GAMES:
+                continue
+            summary = self.summaries.get(record.id) if record.finished else None
+            if summary is None:
+                try:
+                    _, summary = self.replay(record, snap.actions.get(record.id, []))
+                except Exception as problem:  # a deck that changed since: show the game without figures
+                    log.warning("cannot replay game %d (%s): %s", record.id, record.name, problem)
+                    summary = GameSummary(
+                        record.id,
+                        record.name,
+                        tuple(record.players),
+                        dict(record.options),
+                        record.finished,
+                        None,
+                        0,
+                        False,
+                        (),
+                    )
+                if record.finished:
+                    self.summaries[record.id] = summary
+            games.append(with_date(summary, snap.started.get(record.id)))
+        return games[::-1], snap.values
+
+    def current(self) -> dict[str, Any]:
+        """The state dump of the game in play, rebuilt from the journal (the box is not running)."""
+        from box.tools import ShotTimer
+
+        snap = self.snapshot("unfinished")
+        data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
+        unfinished = [g for g in snap.games if not g.finished and g.name in GAMES]
+        if unfinished:
+            record = unfinished[-1]
+            try:
+                state, summary = self.replay(record, snap.actions.get(record.id, []))
+                data.update(
+                    game=record.name,
+                    players=list(record.players),
+                    options=dict(record.options),
+                    actions=summary.actions,
+                )
+                data.update(rules_for(record.name).dump(state))
+            except Exception as problem:
+                log.warning("cannot replay game %d: %s", record.id, problem)
+        data["dice"] = {"last": snap.values.get("dice")}
+        data["timer"] = ShotTimer(best_chug=snap.values.get("best_chug")).dump(0.0)
+        data["screen"] = None
+        data["notice"] = ""
+        data["readers_offline"] = []
+        return data
+
+
+def with_date(summary: GameSummary, started: str | None) -> GameSummary:
+    if started is None or summary.started == started:
+        return summary
+    from dataclasses import replace
+
+    return replace(summary, started=started)
+
+
+def figures_of(game: str, players: list[str], dump: dict[str, Any], busts: dict[str, int]) -> dict[str, dict[str, int]]:
+    """Each player's figures at the end of a game (docs/web.md lists them)."""
+    figures: dict[str, dict[str, int]] = {}
+    for name in players:
+        if game == "deadlines":
+            row = {"penalties": dump["penalties"].get(name, 0)}
+        elif game == "dead-set":
+            row = {"celebrities": dump["celebrities"].get(name, 0), "busts": busts.get(name, 0)}
+        elif game == "dead-fellas":
+            row = {"score": dump["score"].get(name, 0), "whacks": len(dump["score_piles"].get(name, []))}
+        else:
+            row = {
+                "laps": dump["laps"].get(name, 0),
+                "drinks": dump["drinks"].get(name, 0),
+                "duels won": dump["duels_won"].get(name, 0),
+            }
+        figures[name] = row
+    return figures
+
+
+@dataclass
+class PlayerStats:
+    """One name across every game: how many played and won, and each game's figures."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    played: list[GameSummary] = field(default_factory=list)
+    totals: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> figure -> sum
+
+
+def player_stats(games: list[GameSummary]) -> dict[str, PlayerStats]:
+    """Per player name, over the games played to the end or closed.
+
+    >>> game = GameSummary(1, "deadlines", ("Ann", "Bob"), {}, True, None, 9, True, ("Ann",),
+    ...                    {"Ann": {"penalties": 1}, "Bob": {"penalties": 3}})
+    >>> stats = player_stats([game, game])
+    >>> stats["Ann"].wins, stats["Bob"].totals
+    (2, {'deadlines': {'penalties': 6}})
+    """
+    stats: dict[str, PlayerStats] = {}
+    for game in games:
+        if not (game.finished or game.over):
+            continue
+        for name in game.players:
+            entry = stats.setdefault(name, PlayerStats(name))
+            entry.games += 1
+            entry.wins += name in game.winners
+            entry.played.append(game)
+            totals = entry.totals.setdefault(game.name, {})
+            for figure, value in game.figures.get(name, {}).items():
+                totals[figure] = totals.get(figure, 0) + value
+    return dict(sorted(stats.items(), key=lambda item: (-item[1].wins, -item[1].games, item[0].casefold())))

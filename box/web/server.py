@@ -1,0 +1,72 @@
+"""`gravebox web`: serve the phone page with uvicorn.
+
+>>> parse_listen("0.0.0.0:8080")
+('0.0.0.0', 8080)
+>>> parse_listen("[::]:80")
+('::', 80)
+>>> parse_listen("box:99999")
+Traceback (most recent call last):
+...
+ValueError: --listen: port 99999 is not 1..65535
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+DEFAULT_LISTEN = "0.0.0.0:8080"
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """HOST:PORT (IPv6 in brackets) as a host and a port number; ValueError names what is wrong."""
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not port.isdigit():
+        raise ValueError(f"--listen: expected HOST:PORT, not {text!r}")
+    if not 1 <= int(port) <= 65535:
+        raise ValueError(f"--listen: port {port} is not 1..65535")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--listen", help=f"address and port to serve on (default: the config's, else {DEFAULT_LISTEN})")
+    parser.add_argument("--runtime-dir", type=Path, help="where the box's control socket is (default /run/gravebox)")
+
+
+def main(args: argparse.Namespace) -> int:
+    from box.config import DEFAULT_CONFIG, load_config
+    from box.control import socket_path
+    from box.journal import state_directory
+
+    config = load_config(args.config if args.config else DEFAULT_CONFIG)
+    try:
+        host, port = parse_listen(args.listen or config.web_listen or DEFAULT_LISTEN)
+    except ValueError as problem:
+        print(f"gravebox web: {problem}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    from box.web.app import WebSettings, create_app
+
+    settings = WebSettings(
+        state_dir=args.state_dir or state_directory(),
+        control=socket_path(getattr(args, "runtime_dir", None)),
+        open_reading=config.web_open,
+        decks_dir=args.decks or config.decks,
+    )
+    logging.getLogger("box").info("phone page on http://%s:%d/", host, port)
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        http="h11",
+        loop="asyncio",
+        ws="none",
+        lifespan="on",
+        access_log=False,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
+    )
+    return 0

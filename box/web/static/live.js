@@ -1,0 +1,12 @@
+// The Now page: the server sends the live part, rendered, on every change of the box.
+"use strict";
+(function () {
+  var now = document.getElementById("now");
+  if (!now || !window.EventSource) return;
+  var source = new EventSource("/events");
+  source.onmessage = function (event) {
+    var data = JSON.parse(event.data);
+    now.innerHTML = data.html;
+    now.dataset.version = data.version;
+  };
+})();

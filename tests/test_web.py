@@ -1,0 +1,301 @@
+"""The phone page at the request level: what it shows, and every refusal of a write."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import queue
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from box.control import ControlCommand, ControlServer
+from box.roster import ROSTER_FILE, load_roster
+from box.sim.script import run_script
+from box.tags import TAGS_FILE, TagMap
+from box.web.app import WebSettings, create_app
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+ORIGIN = {"Origin": "http://testserver"}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state directory with a finished Dead Set game and a Deadlines game played to its end."""
+    state = tmp_path_factory.mktemp("played")
+    for game, script in (("dead-set", "win-mid-scoring"), ("deadlines", "classic")):
+        world, _ = run_script(SCENARIOS / game / f"{script}.script", state, SCENARIOS / game / "decks", seed=1)
+        world.parts.close()
+        world.box.journal.close()
+    return state
+
+
+@pytest.fixture
+def state_dir(played: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "state"
+    shutil.copytree(played, copy)
+    return copy
+
+
+class Rig:
+    """The page with a fake box on its control socket: commands land in `inbox`."""
+
+    def __init__(self, state_dir: Path, runtime: Path, open_reading: bool = True):
+        self.inbox: queue.SimpleQueue[ControlCommand] = queue.SimpleQueue()
+        self.box = ControlServer(runtime / "control.sock", self.inbox.put)
+        self.clock = FakeClock()
+        self.settings = WebSettings(state_dir=state_dir, control=self.box.path, open_reading=open_reading)
+        self.app = create_app(self.settings, clock=self.clock)
+        self.client = TestClient(self.app, base_url="http://testserver")
+
+    def commands(self) -> list[ControlCommand]:
+        found = []
+        while not self.inbox.empty():
+            found.append(self.inbox.get())
+        return found
+
+    def until_online(self) -> None:
+        link = self.app.state.link
+
+        async def wait() -> None:
+            while not link.online:
+                await asyncio.wait_for(link.changed.wait(), 5)
+
+        self.client.portal.call(wait)
+
+    def pair(self) -> str:
+        """Ask for a code, read it off the "OLED" (the show-code command), type it; the form token."""
+        assert self.client.post("/pair/code", headers=ORIGIN).status_code == 200
+        shown = [c for c in self.commands() if c.name == "show-code"]
+        assert len(shown) == 1
+        reply = self.client.post("/pair", data={"code": shown[0].args["code"]}, headers=ORIGIN, follow_redirects=False)
+        assert reply.status_code == 303
+        assert self.commands() == [ControlCommand("hide-code")]
+        return csrf_of(self.client.get("/pair").text)
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+    assert found, page
+    return found[1]
+
+
+def text(reply) -> str:
+    return html.unescape(reply.text)
+
+
+@pytest.fixture
+def rig(state_dir: Path, tmp_path: Path):
+    rig = Rig(state_dir, tmp_path / "run")
+    rig.box.start()
+    with rig.client:
+        yield rig
+    rig.box.stop()
+
+
+def test_reading_pages_show_the_journal_when_the_box_is_not_running(state_dir: Path, tmp_path: Path) -> None:
+    with TestClient(create_app(WebSettings(state_dir=state_dir, control=tmp_path / "none.sock"))) as client:
+        now = client.get("/")
+        assert now.status_code == 200 and "The box is not running" in text(now)
+        assert "Deadlines" in text(now) and "penalties" in text(now)
+        state = client.get("/api/state")
+        assert state.headers["X-Gravebox-Source"] == "journal"
+        assert state.json()["game"] == "deadlines" and state.json()["over"] is True
+        history = client.get("/history").text
+        assert "Dead Set" in history and "Deadlines" in history and "Winner" in history
+        ann = client.get("/players/Ann")
+        assert ann.status_code == 200 and "2 games" in text(ann)
+        assert client.get("/players/Nobody").status_code == 404
+        for page in ("/roster", "/cards", "/box", "/pair"):
+            assert client.get(page).status_code == 200, page
+
+
+def test_history_gives_each_game_its_figures(rig: Rig) -> None:
+    games, _ = rig.app.state.view.history()
+    by_name = {g.name: g for g in games}
+    deadlines, dead_set = by_name["deadlines"], by_name["dead-set"]
+    assert deadlines.over and deadlines.winners and set(deadlines.figures["Ann"]) == {"penalties"}
+    assert dead_set.finished and set(dead_set.figures["Ann"]) == {"celebrities", "busts"}
+    assert dead_set.winners == ("Ann",) or dead_set.winners == ("Bob",)
+
+
+def test_api_state_comes_from_the_box_when_it_runs(rig: Rig) -> None:
+    rig.box.publish({"game": None, "players": [], "screen": "menu", "timer": {"state": "idle", "best_chug": None}})
+    rig.until_online()
+    reply = rig.client.get("/api/state")
+    assert reply.headers["X-Gravebox-Source"] == "box" and reply.json()["screen"] == "menu"
+    assert "The box is not running" not in rig.client.get("/").text
+
+
+def test_a_write_without_a_paired_phone_is_refused(rig: Rig) -> None:
+    reply = rig.client.post("/roster", data={"names": "Ann\nBob", "csrf": "0" * 64}, headers=ORIGIN)
+    assert reply.status_code == 403 and "Pair this phone first" in text(reply)
+    assert not (rig.settings.state_dir / ROSTER_FILE).exists()
+    assert rig.commands() == []
+
+
+def test_a_wrong_code_pairs_nothing_and_tries_are_limited(rig: Rig) -> None:
+    assert rig.client.post("/pair/code", headers=ORIGIN).status_code == 200
+    code = rig.commands()[0].args["code"]
+    wrong = "000000" if code != "000000" else "111111"
+    reply = rig.client.post("/pair", data={"code": wrong}, headers=ORIGIN, follow_redirects=False)
+    assert reply.status_code == 403 and "Wrong code" in text(reply) and "set-cookie" not in reply.headers
+    for _ in range(3):
+        rig.client.post("/pair", data={"code": wrong}, headers=ORIGIN)
+    # the fifth try is allowed but the code dies after five wrong ones; the sixth is over the limit
+    assert rig.client.post("/pair", data={"code": wrong}, headers=ORIGIN).status_code == 403
+    assert rig.client.post("/pair", data={"code": code}, headers=ORIGIN).status_code == 429
+    rig.clock.now += 61
+    assert rig.client.post("/pair", data={"code": code}, headers=ORIGIN).status_code == 400  # the code is gone
+
+
+def test_a_code_expires(rig: Rig) -> None:
+    rig.client.post("/pair/code", headers=ORIGIN)
+    code = rig.commands()[0].args["code"]
+    rig.clock.now += 121
+    reply = rig.client.post("/pair", data={"code": code}, headers=ORIGIN)
+    assert reply.status_code == 400 and "No code is showing" in text(reply)
+
+
+def test_pairing_gives_a_strict_http_only_cookie_and_the_roster_can_be_saved(rig: Rig) -> None:
+    rig.client.post("/pair/code", headers=ORIGIN)
+    code = rig.commands()[0].args["code"]
+    reply = rig.client.post("/pair", data={"code": code}, headers=ORIGIN, follow_redirects=False)
+    cookie = reply.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+    assert rig.commands() == [ControlCommand("hide-code")]
+    token = csrf_of(rig.client.get("/roster").text)
+    form = {"names": "Ann\n Bob \n\nCid", "opt.dead-set.target": "", "csrf": token}
+    reply = rig.client.post("/roster", data=form, headers=ORIGIN)
+    assert reply.status_code == 200 and "Saved" in text(reply)
+    assert load_roster(rig.settings.state_dir / ROSTER_FILE).names == ("Ann", "Bob", "Cid")
+    assert rig.commands() == [ControlCommand("roster-changed")]
+    bad = rig.client.post("/roster", data={"names": "Ann\nann", "csrf": token}, headers=ORIGIN)
+    assert bad.status_code == 400 and "'ann' is there twice" in text(bad)
+    assert load_roster(rig.settings.state_dir / ROSTER_FILE).names == ("Ann", "Bob", "Cid")
+
+
+def test_a_forged_origin_or_a_missing_form_token_is_refused_even_when_paired(rig: Rig) -> None:
+    token = rig.pair()
+    for headers in ({"Origin": "http://evil.example"}, {}, {"Referer": "http://evil.example/roster"}):
+        reply = rig.client.post("/roster", data={"names": "Mallory", "csrf": token}, headers=headers)
+        assert reply.status_code == 403 and "did not come from this box's page" in text(reply), headers
+    reply = rig.client.post("/roster", data={"names": "Mallory"}, headers=ORIGIN)
+    assert reply.status_code == 403 and "stale" in text(reply)
+    assert not (rig.settings.state_dir / ROSTER_FILE).exists()
+    forged_pair = rig.client.post("/pair/code", headers={"Origin": "http://evil.example"})
+    assert forged_pair.status_code == 403
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(rig: Rig) -> None:
+    token = rig.pair()
+    before = (
+        (rig.settings.state_dir / TAGS_FILE).read_bytes() if (rig.settings.state_dir / TAGS_FILE).exists() else None
+    )
+    big = b"uid,game,card\n" + b"04a1b2c3d4e5f6,dead-set,ds001\n" * 10_000
+    reply = rig.client.post(
+        "/cards/restore", data={"csrf": token}, files={"file": ("big.csv", big, "text/csv")}, headers=ORIGIN
+    )
+    assert reply.status_code == 413
+    after = (rig.settings.state_dir / TAGS_FILE).read_bytes() if (rig.settings.state_dir / TAGS_FILE).exists() else None
+    assert after == before
+
+
+def test_a_tag_map_is_restored_whole_or_not_at_all(rig: Rig) -> None:
+    token = rig.pair()
+    path = rig.settings.state_dir / TAGS_FILE
+    TagMap({bytes.fromhex("04000000000001"): ("dead-set", "ds001")}).save(path)
+    before = path.read_bytes()
+    bad = b"uid,game,card\n04aa000000000a,deadlines,dl001\n04aa000000000b,dead-set,zz\n"
+    reply = rig.client.post(
+        "/cards/restore", data={"csrf": token}, files={"file": ("backup.csv", bad, "text/csv")}, headers=ORIGIN
+    )
+    assert reply.status_code == 400
+    assert "Not restored: backup.csv:3: card: no card 'zz' in the dead-set deck" in text(reply)
+    assert path.read_bytes() == before and rig.commands() == []
+    good = b"uid,game,card\n04aa000000000a,deadlines,dl001\n04aa000000000b,player,Ann\n"
+    reply = rig.client.post(
+        "/cards/restore", data={"csrf": token}, files={"file": ("backup.csv", good, "text/csv")}, headers=ORIGIN
+    )
+    assert reply.status_code == 200 and "Restored 2 tags" in text(reply)
+    assert TagMap.load(path).cards == {
+        bytes.fromhex("04aa000000000a"): ("deadlines", "dl001"),
+        bytes.fromhex("04aa000000000b"): ("player", "Ann"),
+    }
+    assert rig.commands() == [ControlCommand("tags-changed")]
+    assert rig.client.get("/cards/tags.csv").content == path.read_bytes()
+
+
+def test_a_deck_upload_gets_the_command_lines_one_line_error(rig: Rig) -> None:
+    token = rig.pair()
+    bad = b"id,name,age\nds1,Ada Lovelace,36\nds2,Alan Turing,old\n"
+    reply = rig.client.post(
+        "/cards/deck",
+        data={"csrf": token, "game": "dead-set"},
+        files={"file": ("my-deck.csv", bad, "text/csv")},
+        headers=ORIGIN,
+    )
+    assert reply.status_code == 400 and "Not used: my-deck.csv:3: age: not a whole number: 'old'" in text(reply)
+    assert not (rig.settings.state_dir / "decks" / "dead-set.csv").exists()
+    good = (SCENARIOS / "dead-set" / "decks" / "dead-set.csv").read_bytes()
+    reply = rig.client.post(
+        "/cards/deck",
+        data={"csrf": token, "game": "dead-set"},
+        files={"file": ("my-deck.csv", good, "text/csv")},
+        headers=ORIGIN,
+    )
+    assert reply.status_code == 200
+    assert (rig.settings.state_dir / "decks" / "dead-set.csv").read_bytes() == good
+    assert rig.commands() == [ControlCommand("decks-changed")]
+
+
+def test_enrol_from_the_phone_asks_the_box(rig: Rig) -> None:
+    token = rig.pair()
+    reply = rig.client.post("/cards/enrol", data={"csrf": token, "game": "dead-set", "card": "ds001"}, headers=ORIGIN)
+    assert reply.status_code == 200 and "Tap the tag for" in text(reply)
+    assert rig.commands() == [ControlCommand("enrol", {"game": "dead-set", "card": "ds001"})]
+    reply = rig.client.post("/cards/enrol", data={"csrf": token, "game": "dead-set", "card": "nope"}, headers=ORIGIN)
+    assert reply.status_code == 400 and rig.commands() == []
+    rig.box.stop()
+    reply = rig.client.post("/cards/enrol", data={"csrf": token, "game": "dead-set", "card": "ds001"}, headers=ORIGIN)
+    assert reply.status_code == 503 and "The box is not running" in text(reply)
+
+
+def test_pairing_needs_the_box_screen(state_dir: Path, tmp_path: Path) -> None:
+    with TestClient(create_app(WebSettings(state_dir=state_dir, control=tmp_path / "none.sock"))) as client:
+        reply = client.post("/pair/code", headers=ORIGIN)
+        assert reply.status_code == 503 and "pairing needs its screen" in text(reply)
+
+
+def test_a_closed_page_shows_nothing_before_pairing(state_dir: Path, tmp_path: Path) -> None:
+    rig = Rig(state_dir, tmp_path / "run", open_reading=False)
+    rig.box.start()
+    try:
+        with rig.client:
+            assert rig.client.get("/", follow_redirects=False).headers["location"] == "/pair"
+            assert rig.client.get("/history", follow_redirects=False).status_code == 303
+            assert rig.client.get("/api/state").status_code == 403
+            assert rig.client.get("/events").status_code == 403
+            assert rig.client.get("/cards/tags.csv").status_code == 403
+            rig.pair()
+            assert rig.client.get("/history").status_code == 200
+    finally:
+        rig.box.stop()
+
+
+def test_unpairing_ends_the_session(rig: Rig) -> None:
+    token = rig.pair()
+    assert rig.client.post("/unpair", data={"csrf": token}, headers=ORIGIN, follow_redirects=False).status_code == 303
+    reply = rig.client.post("/roster", data={"names": "Ann", "csrf": token}, headers=ORIGIN)
+    assert reply.status_code == 403
