@@ -1,0 +1,55 @@
+"""The phone page's unit: hardened (exposure <= 2.0), networked unlike the box, sharing its runtime folder."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.test_systemd import unit_settings
+
+REPO = Path(__file__).resolve().parent.parent
+WEB_UNIT = REPO / "systemd/gravebox-web.service"
+BOX_UNIT = REPO / "systemd/gravebox.service"
+MAX_EXPOSURE = 2.0
+
+needs_analyze = pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed (apt-get install systemd)"
+)
+
+
+@needs_analyze
+def test_web_unit_exposure_is_at_most_2() -> None:
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", f"--threshold={int(MAX_EXPOSURE * 10)}", str(WEB_UNIT)],
+        capture_output=True,
+        text=True,
+    )
+    found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
+    assert found, result.stdout + result.stderr
+    assert float(found[1]) <= MAX_EXPOSURE and result.returncode == 0, result.stdout
+
+
+@needs_analyze
+def test_web_unit_has_no_unknown_settings(tmp_path: Path) -> None:
+    copy = tmp_path / "gravebox-web.service"
+    copy.write_text(re.sub(r"(?m)^ExecStart=.*$", "ExecStart=/bin/true", WEB_UNIT.read_text()))
+    result = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and not re.search(r"Unknown|ignoring|Failed|Invalid", output), output
+
+
+def test_only_the_web_unit_has_a_network_and_both_share_the_socket_folder() -> None:
+    web, box = unit_settings(WEB_UNIT), unit_settings(BOX_UNIT)
+    assert box["PrivateNetwork"] == ["yes"] and box["RestrictAddressFamilies"] == ["AF_UNIX"]
+    assert "PrivateNetwork" not in web
+    assert set(web["RestrictAddressFamilies"][0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
+    assert web["IPAddressDeny"] == ["any"] and "localhost" in web["IPAddressAllow"][0]
+    for unit in (web, box):
+        assert unit["RuntimeDirectory"] == ["gravebox"] and unit["RuntimeDirectoryPreserve"] == ["yes"]
+        assert unit["StateDirectory"] == ["gravebox"] and unit["User"] == ["gravebox"]
+    assert web["ExecStart"] == ["/opt/gravebox/venv/bin/gravebox web"]
+    assert web["CapabilityBoundingSet"] == [""] and web["PrivateDevices"] == ["yes"]
