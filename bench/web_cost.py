@@ -25,7 +25,12 @@ from benchlib import ROOT, emit
 
 TARGET_RSS_MB = 35.0
 PAGES = ("/", "/history", "/players/Ann", "/roster", "/cards", "/box", "/pair", "/api/state", "/cards/tags.csv")
-GAMES = (("dead-set", "win-mid-scoring"), ("deadlines", "classic"), ("dead-fellas", "win"), ("deck-of-death", "enough-chaos"))
+GAMES = (
+    ("dead-set", "win-mid-scoring"),
+    ("deadlines", "classic"),
+    ("dead-fellas", "win"),
+    ("deck-of-death", "enough-chaos"),
+)
 
 
 def free_port() -> int:

@@ -1,15 +1,9 @@
-"""The page served from a thread of another process: the simulator's `--web`, and the browser tests.
-
->>> server = PageThread(WebSettings(state_dir=Path("/tmp")), "127.0.0.1", 0)
->>> server.url
-'http://127.0.0.1:0/'
-"""
+"""The page served from a thread of another process: the simulator's `--web`, and the browser tests."""
 
 from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
 from box.web.app import WebSettings, create_app
 
