@@ -7,6 +7,7 @@ import html
 import queue
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -299,3 +300,23 @@ def test_unpairing_ends_the_session(rig: Rig) -> None:
     assert rig.client.post("/unpair", data={"csrf": token}, headers=ORIGIN, follow_redirects=False).status_code == 303
     reply = rig.client.post("/roster", data={"names": "Ann", "csrf": token}, headers=ORIGIN)
     assert reply.status_code == 403
+
+
+def test_the_page_reads_the_journal_without_holding_up_the_box(state_dir: Path, tmp_path: Path) -> None:
+    from box.journal import Journal
+    from box.web.journal_view import JournalView
+
+    box_journal = Journal(state_dir / "journal.db")  # the box, writing beside the page
+    view = JournalView(state_dir / "journal.db")
+    try:
+        games, _ = view.history()
+        assert games and view.current()["game"] == "deadlines"
+        game = box_journal.start_game("dead-set", ["Ann", "Bob"], {"target": "3"}, None)
+        box_journal.append(game, {"t": "press", "b": "ok", "l": False})
+        busy, _, _ = box_journal.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        assert busy == 0  # no read transaction of the page is left open
+        assert view.current()["game"] == "dead-set"  # and the page sees the box's new game at once
+        with pytest.raises(sqlite3.OperationalError, match="readonly"), view.reading() as db:
+            db.execute("DELETE FROM games")
+    finally:
+        box_journal.close()

@@ -34,7 +34,7 @@ from box.roster import ROSTER_FILE, Roster, load_roster, save_roster
 from box.tags import TAGS_FILE, TagMap
 from box.web import security
 from box.web.cards import UPLOADED_DECKS, check_deck_upload, check_tags_upload, deck_rows
-from box.web.journal_view import JOURNAL_FILE, JournalView, player_stats
+from box.web.journal_view import JOURNAL_FILE, JournalBusy, JournalView, player_stats
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,7 @@ TITLES = {
 MAX_UPLOAD = 256 * 1024  # a deck or a tag map is a few kilobytes
 HEARTBEAT = 15.0  # seconds between keep-alive comments on the live stream
 RETRY = 1.0  # seconds between tries to reach the box
+BUSY = "The box holds its journal locked just now: history shows again in a moment"
 
 
 @dataclass
@@ -180,7 +181,10 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
     async def current() -> tuple[dict[str, Any], bool]:
         if link.online and link.state is not None:
             return link.state, True
-        return await run_in_threadpool(view.current), False
+        try:
+            return await run_in_threadpool(view.current), False
+        except JournalBusy:
+            return {"game": None, "players": [], "timer": {}, "dice": {}, "notice": BUSY}, False
 
     async def now_fragment() -> tuple[str, dict[str, Any]]:
         """The Now page's live part, rendered once per change and shared by every open page."""
@@ -248,7 +252,10 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
         return JSONResponse(state, headers={"X-Gravebox-Source": "box" if online else "journal"})
 
     async def history(request: Request) -> Response:
-        games, values = await run_in_threadpool(view.history)
+        try:
+            games, values = await run_in_threadpool(view.history)
+        except JournalBusy:
+            return page(request, "message.html", {"message": BUSY, "ok": False}, 503)
         finished = [g for g in games if g.finished or g.over]
         return page(
             request,
@@ -258,7 +265,10 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 
     async def player(request: Request) -> Response:
         name = request.path_params["name"]
-        games, _ = await run_in_threadpool(view.history)
+        try:
+            games, _ = await run_in_threadpool(view.history)
+        except JournalBusy:
+            return page(request, "message.html", {"message": BUSY, "ok": False}, 503)
         stats = player_stats(games).get(name)
         if stats is None:
             return page(request, "message.html", {"message": f"No finished game with {name!r}", "ok": False}, 404)

@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 JOURNAL_FILE = "journal.db"
 
 
+class JournalBusy(Exception):
+    """The journal cannot be read now (another program holds it locked)."""
+
+
 @dataclass(frozen=True)
 class GameSummary:
     """A game as the history shows it: who played, how it ended, each player's figures."""
@@ -73,13 +77,18 @@ class JournalView:
             yield None
             return
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True, timeout=1.0, isolation_level=None)) as db:
-            db.execute("PRAGMA query_only=1")
-            db.execute("BEGIN")
-            try:
-                yield db
-            finally:
-                db.execute("COMMIT")
+        try:
+            with closing(sqlite3.connect(uri, uri=True, timeout=0.5, isolation_level=None)) as db:
+                db.execute("PRAGMA query_only=1")
+                db.execute("BEGIN")
+                try:
+                    yield db
+                finally:
+                    db.execute("COMMIT")
+        except sqlite3.OperationalError as problem:
+            if "locked" in str(problem) or "busy" in str(problem):
+                raise JournalBusy(str(problem)) from None
+            raise
 
     def snapshot(self, with_actions: str = "unfinished") -> Snapshot:
         """Games, box values and the actions of the unfinished game ("unfinished") or every game not
