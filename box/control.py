@@ -13,7 +13,8 @@ The server's threads never touch the box: a command is checked for its shape,
 then handed to `enqueue` (the one loop's inbox) as a `ControlCommand`; the loop
 carries it out and journals it like any input. The loop calls `publish` with
 the state dump after each change; subscribers get the newest dump (a slow one
-skips the ones it missed, and never holds up the loop).
+skips the ones it missed, and never holds up the loop). A new subscriber puts
+a wake-up (`None`) in the inbox, so an idle loop publishes its state at once.
 
 >>> check_command({"cmd": "enrol", "game": "dead-set", "card": "ds001"})
 ControlCommand(name='enrol', args={'game': 'dead-set', 'card': 'ds001'})
@@ -103,7 +104,7 @@ def check_command(data: Any) -> ControlCommand:
 class ControlServer:
     """Accepts commands on the socket and publishes the box's state to subscribers."""
 
-    def __init__(self, path: Path, enqueue: Callable[[ControlCommand], None]):
+    def __init__(self, path: Path, enqueue: Callable[[ControlCommand | None], None]):
         self.path = path
         self.enqueue = enqueue
         self.listener: socket.socket | None = None
@@ -192,6 +193,7 @@ class ControlServer:
                         continue
                     if command.name == "subscribe":
                         client.sendall(answer(True))
+                        self.enqueue(None)  # a wake-up: the loop makes a pass and publishes the state now
                         self.stream(client)
                         return
                     if command.name == "state":
@@ -250,12 +252,25 @@ class ControlClient:
         return json.loads(reply)
 
     def subscribe(self) -> Iterator[dict[str, Any]]:
-        """The box's state dumps as they come (blocks between them); ends when the box goes."""
-        with self.connect() as connection, connection.makefile("rb") as lines:
-            connection.settimeout(None)
+        """Subscribe now; the box's state dumps then come from the iterator as they change."""
+        connection = self.connect()
+        lines = connection.makefile("rb")
+        try:
             connection.sendall(b'{"cmd": "subscribe"}\n')
-            first = json.loads(lines.readline(MAX_LINE))
-            if not first.get("ok"):
-                raise ConnectionError(first.get("error", "refused"))
+            first = json.loads(lines.readline(MAX_LINE) or b"{}")
+        except (OSError, ValueError):
+            lines.close()
+            connection.close()
+            raise
+        if not first.get("ok"):
+            lines.close()
+            connection.close()
+            raise ConnectionError(first.get("error", "refused"))
+        connection.settimeout(None)
+        return self._states(connection, lines)
+
+    @staticmethod
+    def _states(connection: socket.socket, lines: Any) -> Iterator[dict[str, Any]]:
+        with connection, lines:
             for line in lines:
                 yield json.loads(line)["state"]

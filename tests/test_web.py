@@ -53,7 +53,7 @@ class Rig:
     """The page with a fake box on its control socket: commands land in `inbox`."""
 
     def __init__(self, state_dir: Path, runtime: Path, open_reading: bool = True):
-        self.inbox: queue.SimpleQueue[ControlCommand] = queue.SimpleQueue()
+        self.inbox: queue.SimpleQueue[ControlCommand | None] = queue.SimpleQueue()
         self.box = ControlServer(runtime / "control.sock", self.inbox.put)
         self.clock = FakeClock()
         self.settings = WebSettings(state_dir=state_dir, control=self.box.path, open_reading=open_reading)
@@ -63,7 +63,9 @@ class Rig:
     def commands(self) -> list[ControlCommand]:
         found = []
         while not self.inbox.empty():
-            found.append(self.inbox.get())
+            command = self.inbox.get()
+            if command is not None:  # a wake-up from the page's subscription
+                found.append(command)
         return found
 
     def until_online(self) -> None:

@@ -30,10 +30,10 @@ from starlette.templating import Jinja2Templates
 from box.control import MAX_LINE, socket_path
 from box.errors import FileProblem
 from box.games import GAMES, rules_for
-from box.roster import ROSTER_FILE, Roster, load_roster, save_roster
+from box.roster import ROSTER_FILE, UPLOADED_DECKS, Roster, load_roster, save_roster
 from box.tags import TAGS_FILE, TagMap
 from box.web import security
-from box.web.cards import UPLOADED_DECKS, check_deck_upload, check_tags_upload, deck_rows
+from box.web.cards import check_deck_upload, check_tags_upload, deck_rows
 from box.web.journal_view import JOURNAL_FILE, JournalBusy, JournalView, player_stats
 
 log = logging.getLogger(__name__)
@@ -234,10 +234,11 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
         async def stream() -> AsyncIterator[str]:
             seen = None
             while True:
-                html, _ = await now_fragment()
+                html, state = await now_fragment()
                 if fragment["version"] != seen:
                     seen = fragment["version"]
-                    yield f"data: {json.dumps({'html': html, 'online': link.online, 'version': seen})}\n\n"
+                    data = {"html": html, "online": link.online, "version": seen, "cards": cards_signature(state)}
+                    yield f"data: {json.dumps(data)}\n\n"
                 else:
                     yield ": still here\n\n"
                 await link.wait(seen, HEARTBEAT)
@@ -308,6 +309,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
         tokens = {card: uid.hex() for uid, (game, card) in tags.cards.items() if game == "player"}
         return {
             "decks": decks,
+            "signature": cards_signature(state),
             "state": state if online else None,
             "names": names,
             "tokens": tokens,
@@ -527,6 +529,11 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.link, app.state.pairing, app.state.view = link, pairing, view
     return app
+
+
+def cards_signature(state: dict[str, Any] | None) -> str:
+    """What the Cards page shows of the live state; the page reloads when it changes."""
+    return json.dumps({key: (state or {}).get(key) for key in ("enrolment", "last_tags", "readers_offline")})
 
 
 def storage(state_dir: Path) -> dict[str, Any]:

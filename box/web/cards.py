@@ -23,11 +23,8 @@ from typing import Any
 from box.cards import Deck
 from box.errors import ConfigError, DeckError
 from box.games import GAMES, rules_for
-from box.roster import MAX_NAME_LENGTH, write_atomically
+from box.roster import MAX_NAME_LENGTH, PLAYER, UPLOADED_DECKS, write_atomically
 from box.tags import TagMap
-
-UPLOADED_DECKS = "decks"  # decks uploaded from the page: <state dir>/decks/<game>.csv
-PLAYER = "player"  # the tag map's "game" of a player token: the card is a roster name
 
 
 def text_of(data: bytes, filename: str, error: type[ConfigError] | type[DeckError] = ConfigError) -> str:

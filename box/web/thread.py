@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 import time
 
@@ -51,3 +53,59 @@ class PageThread:
             self.server.should_exit = True
         if self.thread is not None:
             self.thread.join(5)
+
+
+class Beside:
+    """`gravebox sim --web HOST:PORT`: the simulator's control socket and the page, in this process.
+
+    The socket lives in a private temporary folder; the page reads the simulator's state folder.
+    """
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.control = None
+        self.page: PageThread | None = None
+        self.scratch = None
+
+    @classmethod
+    def parse(cls, listen: str) -> Beside:
+        from box.web.server import parse_listen
+
+        return cls(*parse_listen(listen))
+
+    @property
+    def url(self) -> str:
+        return self.page.url if self.page is not None else f"http://{self.host}:{self.port}/"
+
+    def start(self, state_dir, decks_dir):  # -> ControlServer
+        import tempfile
+        from pathlib import Path
+
+        from box.control import ControlServer
+
+        self.scratch = tempfile.TemporaryDirectory(prefix="gravebox-sim-run-")
+        self.control = ControlServer(Path(self.scratch.name) / "control.sock", lambda command: None)
+        self.control.start()  # the simulated box takes its commands once it boots
+        self.page = PageThread(
+            WebSettings(Path(state_dir), self.control.path, decks_dir=decks_dir), self.host, self.port
+        )
+        self.page.start()
+        print(f"gravebox: the phone page is on {self.page.url}", file=sys.stderr)
+        return self.control
+
+    def wait(self, message: str) -> None:
+        """Keep serving until Ctrl-C (only with a terminal to press it in)."""
+        if not sys.stdin.isatty():
+            return
+        print(f"gravebox: {message}; Ctrl-C ends", file=sys.stderr)
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
+
+    def stop(self) -> None:
+        if self.page is not None:
+            self.page.stop()
+        if self.control is not None:
+            self.control.stop()
+        if self.scratch is not None:
+            self.scratch.cleanup()

@@ -1,11 +1,12 @@
-// While the box enrols, reload the Cards page when its state changes (a tag was laid on a reader).
+// The Cards page follows the box: when a reader sees a tag or an enrolment moves on, reload it.
 "use strict";
 (function () {
-  if (!window.EventSource) return;
+  var heading = document.getElementById("cards");
+  if (!heading || !window.EventSource) return;
+  var shown = heading.dataset.signature;
   var source = new EventSource("/events");
-  var first = true;
-  source.onmessage = function () {
-    if (first) { first = false; return; }
+  source.onmessage = function (event) {
+    if (JSON.parse(event.data).cards === shown) return;
     source.close();
     window.location.replace("/cards");
   };
