@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import socket
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -68,11 +69,17 @@ class ControlCommand:
 
 
 def runtime_directory() -> Path:
-    """Where the socket lives: $GRAVEBOX_RUNTIME, systemd's $RUNTIME_DIRECTORY, or /run/gravebox."""
+    """Where the socket lives: $GRAVEBOX_RUNTIME, systemd's $RUNTIME_DIRECTORY, else /run/gravebox for
+    root (or where it exists), else $XDG_RUNTIME_DIR/gravebox or /tmp/gravebox-UID for a user's own box."""
     for variable in ("GRAVEBOX_RUNTIME", "RUNTIME_DIRECTORY"):
         if os.environ.get(variable):
             return Path(os.environ[variable].split(":")[0])
-    return Path("/run/gravebox")
+    system = Path("/run/gravebox")
+    if os.geteuid() == 0 or system.is_dir():
+        return system
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return Path(os.environ["XDG_RUNTIME_DIR"]) / "gravebox"
+    return Path(tempfile.gettempdir()) / f"gravebox-{os.geteuid()}"
 
 
 def socket_path(directory: Path | None = None) -> Path:
@@ -135,7 +142,7 @@ class ControlServer:
 
     def start(self) -> None:
         """Listen on the socket (replacing a stale one left by a killed box) and accept in a thread."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o770, parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

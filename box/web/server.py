@@ -7,7 +7,7 @@
 >>> parse_listen("box:99999")
 Traceback (most recent call last):
 ...
-ValueError: --listen: port 99999 is not 1..65535
+ValueError: --listen: port 99999 is not 0..65535
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def parse_listen(text: str) -> tuple[str, int]:
     host, colon, port = text.rpartition(":")
     if not colon or not host or not port.isdigit():
         raise ValueError(f"--listen: expected HOST:PORT, not {text!r}")
-    if not 1 <= int(port) <= 65535:
-        raise ValueError(f"--listen: port {port} is not 1..65535")
+    if not 0 <= int(port) <= 65535:  # 0: any free port (the URL is printed)
+        raise ValueError(f"--listen: port {port} is not 0..65535")
     return host.removeprefix("[").removesuffix("]"), int(port)
 
 
