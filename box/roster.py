@@ -26,6 +26,8 @@ from typing import Any
 from box.errors import ConfigError
 
 ROSTER_FILE = "roster.json"
+PLAYER = "player"  # the tag map's "game" of a player token; its "card" is a roster name
+UPLOADED_DECKS = "decks"  # decks uploaded from the phone: <state dir>/decks/<game>.csv
 MAX_NAMES = 24
 MAX_NAME_LENGTH = 16  # a name must fit a line of the OLED beside a score
 
