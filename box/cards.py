@@ -14,6 +14,7 @@ error reporting. See docs/decks.md.
 from __future__ import annotations
 
 import csv
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,14 +56,98 @@ class Deck:
         return self.names[card_id]
 
     def find(self, text: str) -> str | None:
-        """The id of the card whose id or name is `text` (case-insensitive), or None."""
+        """The id of the one card `text` names (see `matches`), or None when none or several do.
+
+        >>> deck = Deck("x", {"a1": 1, "a2": 2}, {"a1": "Marie Curie", "a2": "Pierre Curie"}, "x.csv")
+        >>> deck.find("marie"), deck.find("A2"), deck.find("curie")
+        ('a1', 'a2', None)
+        """
+        found = self.matches(text)
+        return found[0] if len(found) == 1 else None
+
+    def matches(self, text: str) -> tuple[str, ...]:
+        """The ids of the cards `text` names, best first.
+
+        An id or a whole name (case and accents ignored) is the one answer; otherwise every card
+        whose name has a word starting with `text` ("mozart", "marie cu", "curie").
+
+        >>> deck = Deck("x", {"a1": 1, "a2": 2}, {"a1": "Marie Curie", "a2": "Pierre Curie"}, "x.csv")
+        >>> deck.matches("curie"), deck.matches("Marie Curie"), deck.matches("zola")
+        (('a1', 'a2'), ('a1',), ())
+        """
+        exact = self.exact(text)
+        if exact is not None:
+            return (exact,)
+        wanted = folded(text)
+        if not wanted:
+            return ()
+        return tuple(card_id for card_id, name in self.names.items() if _starts_a_word(folded(name), wanted))
+
+    def exact(self, text: str) -> str | None:
+        """The id of the card whose id or whole name is `text` (case and accents ignored), or None."""
         if text in self.cards:
             return text
-        wanted = text.strip().casefold()
+        wanted = folded(text)
         for card_id, name in self.names.items():
-            if card_id.casefold() == wanted or name.casefold() == wanted:
+            if folded(card_id) == wanted or folded(name) == wanted:
                 return card_id
         return None
+
+    def lookup(self, text: str) -> str:
+        """The id of the one card `text` names; ValueError says which cards match when none or several do.
+
+        >>> deck = Deck("x", {"a1": 1, "a2": 2}, {"a1": "Marie Curie", "a2": "Pierre Curie"}, "x.csv")
+        >>> deck.lookup("curie")
+        Traceback (most recent call last):
+        ValueError: 2 x cards match 'curie': Marie Curie, Pierre Curie; say more of the name
+        """
+        found = self.matches(text)
+        if len(found) == 1:
+            return found[0]
+        raise ValueError(self.no_single_match(text, found))
+
+    def no_single_match(self, text: str, found: tuple[str, ...]) -> str:
+        """The answer when `text` names no card or several (`found`)."""
+        if not found:
+            return f"no card {text!r} in the {self.game} deck"
+        shown = ", ".join(self.names[card_id] for card_id in found[:SHOWN_MATCHES])
+        more = f" and {len(found) - SHOWN_MATCHES} more" if len(found) > SHOWN_MATCHES else ""
+        return f"{len(found)} {self.game} cards match {text!r}: {shown}{more}; say more of the name"
+
+
+SHOWN_MATCHES = 5  # names listed when a text matches several cards
+
+
+def folded(text: str) -> str:
+    """`text` for comparing names: no case, no accents, single spaces.
+
+    >>> folded("  Paul  ERDŐS ")
+    'paul erdos'
+    """
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " ".join(plain.casefold().split())
+
+
+def _starts_a_word(name: str, wanted: str) -> bool:
+    """Whether `wanted` starts at the start of a word of `name` (both folded)."""
+    return any(name.startswith(wanted, at) for at in range(len(name)) if at == 0 or not name[at - 1].isalnum())
+
+
+def find_card(decks: Iterable[Deck], text: str) -> tuple[Deck, str]:
+    """The deck and id of the card `text` names, searching `decks` in order.
+
+    An exact id or name in any deck wins over a partial one; a partial match must be the only
+    one in the first deck that has any. ValueError says what matched when that fails.
+    """
+    decks = list(decks)
+    for deck in decks:
+        card_id = deck.exact(text)
+        if card_id is not None:
+            return deck, card_id
+    for deck in decks:
+        if deck.matches(text):
+            return deck, deck.lookup(text)
+    raise ValueError(f"no card {text!r} in any deck")
 
 
 def read_deck(

@@ -29,10 +29,13 @@ tone at a fixed loudness: only mute works on it.
 >>> player.advance(0.03)
 >>> player.output.heard, player.next_deadline()
 ([1568.0, None], None)
+>>> list(player.played)
+[(0.0, 'click')]
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import accumulate
@@ -87,6 +90,7 @@ MELODIES: Mapping[str, tuple[Note, ...]] = MappingProxyType(
         Sound.ERROR: _tune((F4, 0.1), (F4, 0.1), gap=0.04),
     }
 )
+PLAYED_KEPT = 8  # the last sounds a player remembers (the simulator shows them as text)
 
 
 # Volume levels: the PWM duty cycle a passive piezo is driven with (see the module's docstring).
@@ -112,6 +116,7 @@ class BuzzerPlayer:
         self._notes: tuple[Note, ...] = ()
         self._ends: tuple[float, ...] = ()  # when each note of the melody ends
         self._index = 0
+        self.played: deque[tuple[float, str]] = deque(maxlen=PLAYED_KEPT)  # (when, sound): what was heard lately
         self.volume = DEFAULT_VOLUME
         self.muted = False
         self.set_volume(volume)
@@ -148,6 +153,7 @@ class BuzzerPlayer:
         if self.muted:
             return
         self._notes = MELODIES[sound]
+        self.played.append((now, sound))
         self._ends = tuple(accumulate((note.seconds for note in self._notes), initial=now))[1:]
         self._index = 0
         self.output.sound(self._notes[0].frequency)

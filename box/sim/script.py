@@ -5,6 +5,8 @@ with the file, the line and the reason.
 
 >>> parse_script("press ok\\nexpect over == false\\n", "demo")[1].words
 ('over', '==', 'false')
+>>> parse_script("Press ROLL", "demo")[0].words  # commands, buttons and readers in any case
+('roll',)
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ ARITY: dict[str, tuple[int, int | None]] = {
     "restart": (0, 0),
     "expect": (3, None),
 }
+
+CASELESS_FIRST = ("start", "press", "hold", "tap", "put", "lift", "unplug", "replug", "garbage")
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -71,7 +75,10 @@ def parse_script(text: str, path: str) -> list[Command]:
         line = "" if raw.lstrip().startswith("#") else raw.split(" #", 1)[0].strip()
         if not line:
             continue
-        verb, *words = line.split(None, 3 if line.startswith("expect") else -1)
+        verb, *words = line.split(None, 3 if line.casefold().startswith("expect") else -1)
+        verb = verb.lower()
+        if verb in CASELESS_FIRST and words:
+            words[0] = words[0].lower()  # `press ROLL`, `tap Left ...`: button and reader names in any case
         if verb not in ARITY:
             raise ScriptError(path, number, f"unknown command {verb!r}; commands are {', '.join(ARITY)}")
         low, high = ARITY[verb]
@@ -175,8 +182,10 @@ class ScriptRunner:
                 self.step(command)
             except ScriptError:
                 raise
-            except (ValueError, KeyError) as problem:
-                raise ScriptError(self.path, command.line, str(problem).strip("'\"")) from None
+            except ValueError as problem:
+                raise ScriptError(self.path, command.line, str(problem)) from None
+            except KeyError as problem:
+                raise ScriptError(self.path, command.line, str(problem.args[0])) from None
 
     def step(self, command: Command) -> None:
         world, words = self.world, command.words

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import curses
+import textwrap
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,14 @@ KEYS: dict[int, tuple[str, float]] = {
     ord("R"): ("roll", 1.5),
 }
 HELP = "arrows/jk UP DOWN  Enter OK  Bksp BACK  r ROLL  capitals: hold  P: power  : command  q quit"
+SHORT_HELP = "↑↓/jk UP DOWN  Enter OK  Bksp BACK  r ROLL  KJOBR hold  P power  : cmd  q quit"
 BRAILLE_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
+PICTURE_COLUMNS = 66  # the OLED in Braille (64 characters) and its border
+PICTURE_ROWS = 18
+SIDE_TEXT_COLUMNS = 28  # room the wide layout wants beside the picture for the screen as text
+BOTTOM_ROWS = 4  # notice, status, last reply, keys: always shown
+SOUND_SHOWN = 2.0  # seconds a sound stays named on the status line
+SOUND_WORDS = {"lap": "lap alarm", "end": "time up", "column": "column done", "fanfare": "win"}
 
 
 def braille(image: Any) -> list[str]:
@@ -60,6 +69,93 @@ def braille(image: Any) -> list[str]:
     return rows
 
 
+def sounds_text(played: Iterable[tuple[float, str]], now: float) -> str:
+    """The sounds heard in the last SOUND_SHOWN seconds, as words.
+
+    >>> sounds_text([(0.0, "click"), (9.0, "right"), (9.5, "lap")], now=10.0)
+    '♪ right ♪ lap alarm'
+    """
+    return " ".join(f"♪ {SOUND_WORDS.get(sound, sound)}" for when, sound in played if now - when <= SOUND_SHOWN)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` in `width` characters, with "…" where it was cut.
+
+    >>> cut("Wolfgang Amadeus Mozart", 12), cut("Ada", 12)
+    ('Wolfgang Am…', 'Ada')
+    """
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def pages_of(entries: Sequence[str], width: int, rows: int) -> list[list[str]]:
+    """`entries` laid out in columns (read down, then across) on pages of `rows` lines.
+
+    >>> pages_of(["a", "b", "c", "d", "e"], width=8, rows=2)
+    [['a   c', 'b   d'], ['e']]
+    >>> pages_of(["a", "b", "c"], width=12, rows=5)
+    [['a   b   c']]
+    """
+    if not entries:
+        return []
+    column = min(max(len(entry) for entry in entries) + 3, max(1, width))
+    columns = max(1, width // column)
+    per_page = columns * max(1, rows)
+    pages = []
+    for first in range(0, len(entries), per_page):
+        chunk = entries[first : first + per_page]
+        tall = -(-len(chunk) // columns)  # a short page uses every column, not one long one
+        lines = []
+        for row in range(tall):
+            cells = [cut(entry, column - 3) for entry in chunk[row::tall]]
+            lines.append("".join(cell.ljust(column) for cell in cells[:-1]) + cells[-1])
+        pages.append(lines)
+    return pages
+
+
+def layout(
+    width: int,
+    height: int,
+    picture: Sequence[str],
+    text: Sequence[str],
+    bottom: Sequence[str],
+    keys: str,
+) -> list[str]:
+    """The whole terminal, `height` lines: the OLED and the screen as text, then `bottom`, then `keys`.
+
+    Wide terminals get the text beside the picture; smaller ones (80x24) the picture alone with
+    the notice, the status and the last reply under it; tiny ones the screen as text only. The
+    bottom lines and the keys are always there.
+
+    >>> lines = layout(80, 24, ["#" * 66] * 18, ["Title", " line"], ["notice", "status", "reply"], "keys")
+    >>> len(lines), lines[18:22], lines[-1]
+    (24, ['Title | line', 'notice', 'status', 'reply'], 'keys')
+    >>> layout(40, 8, ["#" * 66] * 18, ["Title", ">line"], ["n", "s", "r"], "k")
+    ['Title', '>line', 'n', 's', 'r', '', '', 'k']
+    """
+    room = height - len(bottom) - 1
+    if width >= PICTURE_COLUMNS + 2 + SIDE_TEXT_COLUMNS and room >= len(picture):
+        top = [
+            row.ljust(PICTURE_COLUMNS + 2) + (text[y - 1] if 0 < y <= len(text) else "")
+            for y, row in enumerate(picture)
+        ]
+        top += text[len(picture) - 1 :]
+    elif width > PICTURE_COLUMNS and room >= len(picture):
+        top = list(picture)
+        if room > len(picture) and text:  # the picture's title and selected line, easier read as text
+            chosen = next((line for line in text[1:] if line.startswith(">")), text[1] if len(text) > 1 else "")
+            top.append(f"{text[0]} |{chosen}")
+    elif width > PICTURE_COLUMNS - 2 and room >= len(picture) - 2:
+        top = [row[1:-1] for row in picture[1:-1]]  # without its border
+    else:
+        top = list(text)
+    top = top[:room]
+    spare = room - len(top)
+    *steady, last = bottom or [""]
+    lines = [*top, *steady, *(textwrap.wrap(last, width - 1)[: 1 + spare] or [""])]  # the reply may take two lines
+    lines += [""] * (height - 1 - len(lines))
+    return [cut(line, width - 1) for line in (*lines, keys)]
+
+
 def play_in_terminal(state_dir: Path, settings: Settings, seed: int | None = None) -> int:
     world = SimulatedBox(state_dir=state_dir, decks_dir=settings.decks_dir, seed=seed, names=settings.names)
     try:
@@ -75,7 +171,10 @@ class Terminal:
         self.world = world
         self.screen = screen
         self.runner = ScriptRunner(world, "terminal")
-        self.message = "Welcome to Gravebox. Press : then 'tap left <card>' to tap a card."
+        self.message = "Welcome to Gravebox. Press : then 'tap left <card>' to tap a card, ':cards' lists them."
+        self.pages: list[list[str]] = []  # a `:cards` listing on show, one page at a time
+        self.page = 0
+        self.listed = ("", 0)  # the TEXT of the listing on show and how many cards it holds
         self.wall = time.monotonic()
 
     def run(self) -> None:
@@ -87,9 +186,11 @@ class Terminal:
             key = self.screen.getch()
             if key == -1:
                 continue
-            if key == ord("q"):
+            if self.pages:
+                self.turn_page(key)
+            elif key == ord("q"):
                 return
-            if key == ord(":"):
+            elif key == ord(":"):
                 self.command(self.prompt())
             elif key == ord("P"):
                 self.power_chord()
@@ -97,6 +198,18 @@ class Terminal:
                 button, seconds = KEYS[key]
                 self.world.press(button, seconds)
                 self.wall = time.monotonic()
+
+    def turn_page(self, key: int) -> None:
+        """Space or n: the next page of a `:cards` listing, p: the one before; any other key closes it."""
+        if key in (ord(" "), ord("n")) and self.page + 1 < len(self.pages):
+            self.page += 1
+        elif key == ord("p") and self.page > 0:
+            self.page -= 1
+        else:
+            self.pages = []
+            self.message = ""
+            return
+        self.message = self.pages_title()
 
     def catch_up(self) -> None:
         """Let virtual time follow the wall clock."""
@@ -129,59 +242,80 @@ class Terminal:
         return text
 
     def command(self, text: str) -> None:
-        if text.split()[:1] == ["cards"]:
-            self.message = self.cards(text[len("cards") :].strip())
+        """Run a typed command; its answer (or "ok") stays on the reply line."""
+        text = text.strip()
+        if not text:
+            return
+        if text.split()[0].lower() == "cards":
+            self.list_cards(text[len("cards") :].strip())
             return
         try:
             for command in parse_script(text, "command"):
                 self.runner.step(command)
-            self.message = f"done: {text}" if text.strip() else ""
+            reply = "ok"
         except ScriptError as problem:
-            self.message = problem.reason
-        except (ValueError, KeyError) as problem:
-            self.message = str(problem)
+            reply = problem.reason
+        except ValueError as problem:
+            reply = str(problem)
+        except KeyError as problem:
+            reply = str(problem.args[0])
+        self.message = f":{text}  -> {reply}"
 
-    def cards(self, wanted: str) -> str:
-        """`cards [TEXT]`: the running game's cards whose id or name holds TEXT (the first dozen)."""
+    def list_cards(self, wanted: str) -> None:
+        """`cards [TEXT]`: the running game's cards that TEXT names (all of them without TEXT), in pages."""
         session = self.world.box.session
         if session is None:
-            return "Start a game first: its cards are listed here."
+            self.message = ":cards  -> start a game first: its cards are listed here"
+            return
         deck = session.deck
-        found = [f"{cid} {name}" for cid, name in deck.names.items() if wanted.casefold() in f"{cid} {name}".casefold()]
-        return f"{len(found)} cards: " + " | ".join(found[:12]) if found else f"no card matches {wanted!r}"
+        found = deck.matches(wanted) if wanted else tuple(deck.names)
+        if not found:
+            self.message = f":cards {wanted}  -> no card {wanted!r} in the {deck.game} deck"
+            return
+        width, height = self.size()
+        self.pages = pages_of([f"{deck.names[card]} ({card})" for card in found], width - 1, self.picture_rows(height))
+        self.page = 0
+        self.listed = (wanted, len(found))
+        self.message = self.pages_title()
+
+    def pages_title(self) -> str:
+        wanted, count = self.listed
+        more = " space: next, p: back," if len(self.pages) > 1 else ""
+        return f":cards {wanted}  -> {count} cards, page {self.page + 1}/{len(self.pages)};{more} any key: close"
+
+    def size(self) -> tuple[int, int]:
+        height, width = self.screen.getmaxyx()
+        return width, height
+
+    @staticmethod
+    def picture_rows(height: int) -> int:
+        return max(1, min(PICTURE_ROWS, height - BOTTOM_ROWS))
 
     def draw(self) -> None:
-        screen = self.screen
-        screen.erase()
-        height, width = screen.getmaxyx()
-        image = self.world.parts.display.image
-        rows = braille(image)
-        lines = ["┌" + "─" * 64 + "┐", *("│" + row + "│" for row in rows), "└" + "─" * 64 + "┘"]
-        view = self.world.box.screen(self.world.now)
-        text = [view.title, *((">" if i == view.cursor else " ") + line for i, line in enumerate(view.lines))]
-        if view.dice:
-            text.append(f" dice: {view.dice[0]} {view.dice[1]}")
-        if view.notice:
-            text.append(f" [{view.notice}]")
-        dump = self.world.dump()
-        status = f"game: {dump['game'] or '-'}  player: {dump['current_player'] or '-'}  t={self.world.now:.1f}s"
+        width, height = self.size()
+        lines = layout(width, height, *self.parts(width, height))
+        self.screen.erase()
         for y, line in enumerate(lines):
-            self.put(y, 0, line, width, height)
-        if width >= 66 + 30:
-            for y, line in enumerate(text):
-                self.put(1 + y, 68, line, width, height)
-            below = len(lines)
-        else:
-            for y, line in enumerate(text):
-                self.put(len(lines) + y, 0, line, width, height)
-            below = len(lines) + len(text)
-        self.put(below, 0, status, width, height)
-        self.put(below + 1, 0, self.message, width, height)
-        self.put(height - 1, 0, HELP, width, height)
-        screen.refresh()
+            with contextlib.suppress(curses.error):  # curses refuses the screen's very last cell
+                self.screen.addstr(y, 0, line)
+        self.screen.refresh()
 
-    def put(self, y: int, x: int, text: str, width: int, height: int) -> None:
-        if 0 <= y < height - (0 if y == height - 1 else 1) and x < width:
-            # curses refuses the screen's very last cell; everything else is drawn
-            with contextlib.suppress(curses.error):
-                self.screen.addstr(y, x, text[: max(0, width - x - 1)])
+    def parts(self, width: int, height: int) -> tuple[list[str], list[str], list[str], str]:
+        """What `layout` places: the picture (or a page of cards), the screen as text, the bottom lines, the keys."""
+        world = self.world
+        view = world.box.screen(world.now)
+        if self.pages:
+            picture = self.pages[self.page]
+            text: list[str] = []
+        else:
+            rows = braille(world.parts.display.image)
+            picture = ["┌" + "─" * 64 + "┐", *("│" + row + "│" for row in rows), "└" + "─" * 64 + "┘"]
+            text = [view.title, *((">" if i == view.cursor else " ") + line for i, line in enumerate(view.lines))]
+        shown = [f"dice {view.dice[0]} {view.dice[1]}"] if view.dice else []
+        if view.notice:
+            shown.append(f"[{view.notice}]")
+        dump = world.dump()
+        status = f"game: {dump['game'] or '-'}  player: {dump['current_player'] or '-'}  t={world.now:.1f}s"
+        heard = sounds_text(world.parts.buzzer.played, world.now)
+        bottom = ["  ".join(shown), f"{status}  {heard}".rstrip(), self.message]
+        return picture, text, bottom, HELP if width > len(HELP) else SHORT_HELP

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from box.cards import Deck, deck_folder
+from box.cards import Deck, deck_folder, find_card
 from box.games import GAMES, rules_for
 from box.hardware import Parts, open_parts
 from box.journal import Journal
@@ -125,18 +125,15 @@ class SimulatedBox:
         return sim_chip(reader)
 
     def uid_for(self, card: str) -> bytes:
-        """The tag of a card named by id or name: the running game's deck first, then the others."""
+        """The tag of a card named by id, name or a word of it: the running game's deck first, then the others."""
         games = list(self.decks)
         if self.box.session is not None:
             games.remove(self.box.session.record.name)
             games.insert(0, self.box.session.record.name)
-        for game in games:
-            card_id = self.decks[game].find(card)
-            if card_id is not None:
-                uid = self.box.tags.uid_of(game, card_id)
-                assert uid is not None
-                return uid
-        raise ValueError(f"no card {card!r} in any deck")
+        deck, card_id = find_card((self.decks[game] for game in games), card)
+        uid = self.box.tags.uid_of(deck.game, card_id)
+        assert uid is not None
+        return uid
 
     def put(self, reader: str, uid: bytes) -> None:
         self.chip(reader).place(uid)
