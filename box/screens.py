@@ -1,10 +1,11 @@
 """Pure rendering of what the OLED shows: a `View` in, a 128x64 one-bit image out.
 
 Layout (Pillow's default bitmap font, 6 px a character, 21 to a line):
-a 10-pixel inverted title bar, then six 9-pixel rows: up to five text lines
-(the `cursor` line inverted) and the `notice` on the bottom row (two rows when
-it needs them). With `dice` set, two dice with pips replace the lines.
-`to_text` turns any image into terminal text for the simulator.
+a 9-pixel inverted title bar and a dark pixel row, then six 9-pixel rows: up
+to five text lines (the `cursor` line inverted, scrolled when too long) and the
+`notice` on the bottom row (two rows when it needs them). With `dice` set, two
+dice with pips replace the lines; with `big` set, that text is drawn large over
+the first four rows. `to_text` turns any image into terminal text for the simulator.
 
 >>> from box.games.base import View
 >>> image = render(View(title="Hi", lines=("Ada",)))
@@ -12,11 +13,11 @@ it needs them). With `dice` set, two dice with pips replace the lines.
 ((128, 64), '1')
 >>> for row in to_text(image).splitlines()[:8]:
 ...     print(row[:12].rstrip())
-██████████▀▀
-██  █  ▄▀▀▀▀
-██  ▄  ███
-██  █  ▀▀▀
-████████████
+██▀▀█▀▀▀██▄▄
+██  ▀  █▄▄
+██  █  ███
+██▄▄█▄▄▄▄▄▄▄
+▀▀▀▀▀▀▀▀▀▀▀▀
  ▄▄▄▄    ▀██
   █▀█  ▄█▀██
  ██▀██ ██ ██
@@ -36,12 +37,17 @@ if TYPE_CHECKING:
 
     from box.games.base import View
 
-TITLE_HEIGHT = 10
+TITLE_HEIGHT = 10  # where the rows start: the lit bar and a dark pixel row under it
+TITLE_BAR = 9  # the lit title bar; the row below it stays dark, so a highlighted first line stands apart
 ROW_HEIGHT = 9
 ROWS = (HEIGHT - TITLE_HEIGHT) // ROW_HEIGHT  # 6
 MAX_LINES = 5
 TEXT_RISE = 2  # the bitmap font leaves 2 blank rows above capitals: draw that much higher
 MARGIN = 1
+MARQUEE_REST = 1.0  # seconds a scrolled line rests at its start and at its end
+MARQUEE_STEP = 0.3  # seconds a character
+BIG_ROWS = 4  # rows a big number takes (the lines go under it)
+BIG_SCALE = 5  # at most this many pixels a font pixel
 ROLL_FRAMES = 8  # phases of the tumbling-dice animation, see `render_dice_frame`
 FRAME_DIE = 28  # a tumbling die is smaller: turned 45 degrees and hopping it still clears the title bar
 PIPS = {  # pip centres on a 3x3 grid (column, row) for each face
@@ -113,16 +119,20 @@ def _text_row(draw: Any, top: int, text: str, inverted: bool = False) -> None:
 
 
 def _title_bar(draw: Any, title: str) -> None:
-    draw.rectangle((0, 0, WIDTH - 1, TITLE_HEIGHT - 1), fill=1)
-    draw.text((2, 1 - TEXT_RISE), _fit(title, WIDTH - 4), font=_font(), fill=0)
+    draw.rectangle((0, 0, WIDTH - 1, TITLE_BAR - 1), fill=1)
+    draw.text((2, -TEXT_RISE), _fit(title, WIDTH - 4), font=_font(), fill=0)
 
 
 def _row_top(row: int) -> int:
     return TITLE_HEIGHT + row * ROW_HEIGHT
 
 
-def render(view: View) -> Image.Image:
-    """The screen for `view`: title bar, lines or dice, and the notice at the bottom."""
+def render(view: View, elapsed: float = 0.0) -> Image.Image:
+    """The screen for `view`: title bar, lines (or dice, or a big number), and the notice at the bottom.
+
+    `elapsed` is how long the view has been on show: a selected line too long for the screen
+    scrolls by it (see `marquee_start`), so the loop redraws at `next_scroll`.
+    """
     from PIL import ImageDraw
 
     image = _blank()
@@ -135,11 +145,86 @@ def render(view: View) -> Image.Image:
         bottom = _row_top(ROWS - len(notice))
         _draw_dice(image, view.dice, top=TITLE_HEIGHT, bottom=bottom)
         return image
-    visible = min(MAX_LINES, ROWS - len(notice))
+    first_row = 0
+    if view.big:
+        _draw_big(image, view.big, top=TITLE_HEIGHT, bottom=_row_top(BIG_ROWS))
+        first_row = BIG_ROWS
+    visible = max(0, min(MAX_LINES, ROWS - len(notice)) - first_row)
     first = 0 if view.cursor is None else max(0, view.cursor - visible + 1)  # keep the cursor line on screen
     for row, text in enumerate(view.lines[first : first + visible]):
-        _text_row(draw, _row_top(row), text, inverted=first + row == view.cursor)
+        selected = first + row == view.cursor
+        if selected:
+            text = _printable(text)[marquee_start(text, elapsed) :]
+        _text_row(draw, _row_top(first_row + row), text, inverted=selected)
     return image
+
+
+def _overflow(text: str) -> int:
+    """How many characters `text` has beyond one row (0 when it fits)."""
+    text = _printable(text)
+    return len(text) - len(_fit(text, WIDTH - 2 * MARGIN))
+
+
+def marquee_start(text: str, elapsed: float) -> int:
+    """Where a selected line too long for a row starts after `elapsed` seconds on show.
+
+    It rests MARQUEE_REST s at its start, then moves one character every MARQUEE_STEP s to its
+    end, rests there, and starts over.
+
+    >>> long = "Life span: Wolfgang Amadeus Mozart"
+    >>> [marquee_start(long, t) for t in (0.0, 0.99, 1.0, 1.3, 5.0, 5.9)], marquee_start("Short", 9.0)
+    ([0, 0, 1, 2, 13, 0], 0)
+    """
+    extra = _overflow(text)
+    if not extra:
+        return 0
+    moving = elapsed % _period(extra) - MARQUEE_REST
+    return 0 if moving < 0 else min(extra, int(moving / MARQUEE_STEP + 1e-9) + 1)
+
+
+def _period(extra: int) -> float:
+    return 2 * MARQUEE_REST + extra * MARQUEE_STEP
+
+
+def next_scroll(view: View, elapsed: float) -> float | None:
+    """Seconds from now until the selected line's marquee moves, or None when nothing scrolls.
+
+    >>> from box.games.base import View
+    >>> view = View("t", ("Life span: Wolfgang Amadeus Mozart",), cursor=0)
+    >>> next_scroll(view, 0.0), next_scroll(view, 1.1), next_scroll(view, 5.0)  # resting, moving, resting
+    (1.0, 0.2, 0.9)
+    >>> next_scroll(View("t", ("Short",), cursor=0), 0.0) is None
+    True
+    """
+    if view.dice or view.cursor is None or not 0 <= view.cursor < len(view.lines):
+        return None
+    extra = _overflow(view.lines[view.cursor])
+    if not extra:
+        return None
+    period = _period(extra)
+    at = elapsed % period
+    if at < MARQUEE_REST:
+        return round(MARQUEE_REST - at, 6)
+    steps = int((at - MARQUEE_REST) / MARQUEE_STEP + 1e-9) + 1
+    if steps >= extra:  # resting at the end
+        return round(period - at, 6)
+    return round(MARQUEE_REST + steps * MARQUEE_STEP - at, 6)
+
+
+def _draw_big(image: Image.Image, text: str, top: int, bottom: int) -> None:
+    """`text` (a number, "TIME!") in the font scaled up as far as it fits the band [top, bottom), centred."""
+    from PIL import Image, ImageDraw
+
+    text = _printable(text)
+    small = Image.new("1", (len(text) * 6 + 2, 14), 0)
+    ImageDraw.Draw(small).text((0, 0), text, font=_font(), fill=1)
+    box = small.getbbox()
+    if box is None:
+        return
+    small = small.crop(box)
+    scale = max(1, min(BIG_SCALE, (WIDTH - 2 * MARGIN) // small.width, (bottom - top - 2) // small.height))
+    big = small.resize((small.width * scale, small.height * scale), Image.Resampling.NEAREST)
+    image.paste(1, ((WIDTH - big.width) // 2, (top + bottom - big.height) // 2), mask=big)
 
 
 def _die(face: int, size: int) -> Image.Image:

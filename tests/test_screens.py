@@ -9,8 +9,11 @@ from box.games.base import View
 from box.screens import (
     HEIGHT,
     ROLL_FRAMES,
+    TITLE_BAR,
     TITLE_HEIGHT,
     WIDTH,
+    marquee_start,
+    next_scroll,
     render,
     render_dice_frame,
     render_progress,
@@ -63,10 +66,10 @@ def test_the_image_is_a_128_by_64_one_bit_image():
 
 def test_the_title_bar_is_inverted_with_the_title_cut_out():
     image = render(View(title="Deadlines"))
-    bar = band(image, 0, TITLE_HEIGHT)
-    assert all((x, y) in bar for y in range(TITLE_HEIGHT) for x in (0, 1, WIDTH - 1))
-    assert 0 < TITLE_HEIGHT * WIDTH - len(bar) < 400  # dark letters in a lit bar
-    assert band(image, TITLE_HEIGHT, HEIGHT) == set()
+    bar = band(image, 0, TITLE_BAR)
+    assert all((x, y) in bar for y in range(TITLE_BAR) for x in (0, 1, WIDTH - 1))
+    assert 0 < TITLE_BAR * WIDTH - len(bar) < 400  # dark letters in a lit bar
+    assert band(image, TITLE_BAR, HEIGHT) == set()
     assert render(View(title="Dead Set")) != image
 
 
@@ -82,6 +85,39 @@ def test_the_cursor_line_is_inverted():
     assert [row_is_inverted(image, row) for row in range(6)] == [False, True, False, False, False, False]
     inverted = row_band(image, 1)
     assert len(inverted) < WIDTH * ROW  # the text shows as dark pixels
+
+
+def test_a_dark_row_parts_the_title_bar_from_a_highlighted_first_line():
+    image = render(View(title="Menu", lines=("Deadlines", "Dead Set"), cursor=0))
+    assert row_is_inverted(image, 0)
+    assert band(image, TITLE_BAR, TITLE_HEIGHT) == set()
+    assert band(image, TITLE_BAR - 1, TITLE_BAR) and band(image, TITLE_HEIGHT, TITLE_HEIGHT + 1)
+
+
+def test_a_long_selected_line_scrolls_and_says_when_it_next_moves():
+    long = "Life span: Wolfgang Amadeus Mozart"
+    view = View(title="t", lines=("Ada", long), cursor=1)
+    still = render(view, elapsed=0.0)
+    assert render(view, elapsed=0.5) == still  # it rests at its start first
+    wait = next_scroll(view, 0.5)
+    assert wait is not None and wait > 0
+    moved = render(view, elapsed=0.5 + wait)
+    assert moved != still and row_band(moved, 0) == row_band(still, 0)
+    assert moved == render(View(title="t", lines=("Ada", long[1:]), cursor=1))
+    end = render(view, elapsed=5.0)
+    assert end == render(View(title="t", lines=("Ada", long[marquee_start(long, 5.0) :]), cursor=1))
+    assert marquee_start(long, 5.0) == len(long) - 21  # its last character in the row's last place
+    unselected = View(title="t", lines=(long,))
+    assert render(unselected, elapsed=3.0) == render(unselected) and next_scroll(unselected, 0.0) is None
+
+
+def test_a_big_number_is_drawn_large_above_the_lines():
+    image = render(View(title="Countdown", lines=("OK: again",), big="23"))
+    lit = band(image, TITLE_HEIGHT, TITLE_HEIGHT + 4 * ROW)
+    assert max(y for _, y in lit) - min(y for _, y in lit) >= 25  # digits 25+ pixels tall
+    assert render(View(title="Countdown", big="24")) != render(View(title="Countdown", big="23"))
+    assert row_band(image, 4) and not row_band(image, 5)  # the lines go under it
+    assert band(render(View(title="Countdown", big="TIME!")), TITLE_HEIGHT, HEIGHT)  # a word fits too
 
 
 def test_at_most_five_lines_show():

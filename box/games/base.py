@@ -65,8 +65,9 @@ Action = Press | Tap | Roll
 class View:
     """What the OLED shows: a title bar, up to five text lines, an optional highlight.
 
-    Lines are about 21 characters wide; longer ones are cut. `cursor` highlights
-    one line (inverted). `dice` draws two dice with pips instead of the lines.
+    Lines are about 21 characters wide; longer ones are cut (the highlighted one scrolls).
+    `cursor` highlights one line (inverted). `dice` draws two dice with pips instead of the
+    lines. `big` is a short text (a countdown's seconds) drawn large above the lines.
     `notice` is a short message (the last rejection or result) on the bottom line.
     """
 
@@ -75,6 +76,7 @@ class View:
     cursor: int | None = None
     dice: tuple[int, int] | None = None
     notice: str = ""
+    big: str = ""
 
 
 @dataclass(frozen=True)
