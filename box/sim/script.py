@@ -268,7 +268,12 @@ def run_script(
     seed: int | None = None,
     frames_dir: Path | None = None,
 ) -> tuple[SimulatedBox, ScriptRunner]:
-    """Parse and play a script file; raise ScriptError on a bad line or a failed expect."""
+    """Parse and play a script file; raise ScriptError on a bad line or a failed expect.
+
+    Without `decks_dir`, a `decks/` folder beside the script holds its decks (as in tests/scenarios/).
+    """
+    if decks_dir is None and (path.parent / "decks").is_dir():
+        decks_dir = path.parent / "decks"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as problem:
