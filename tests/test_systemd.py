@@ -161,3 +161,24 @@ def test_polkit_rule_allows_power_off_for_gravebox_only(tmp_path: Path) -> None:
         [node, str(harness), str(POLKIT_RULE), json.dumps(asks)], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == ["yes"] * 4 + [None] * 3
+
+
+def test_polkit_rule_lets_gravebox_mount_usb_sticks_but_not_system_disks(tmp_path: Path) -> None:
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        pytest.skip("node is not installed: the polkit rule (JavaScript) is evaluated with it")
+    harness = tmp_path / "harness.js"
+    harness.write_text(POLKIT_HARNESS)
+    udisks = "org.freedesktop.udisks2."
+    asks = [
+        ["gravebox", udisks + "filesystem-mount"],
+        ["gravebox", udisks + "filesystem-mount-other-seat"],
+        ["gravebox", udisks + "filesystem-unmount-others"],
+        ["gravebox", udisks + "filesystem-mount-system"],
+        ["gravebox", udisks + "modify-device"],
+        ["pi", udisks + "filesystem-mount-other-seat"],
+    ]
+    result = subprocess.run(
+        [node, str(harness), str(POLKIT_RULE), json.dumps(asks)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == ["yes"] * 3 + [None] * 3

@@ -1,0 +1,166 @@
+"""The whole tag map to and from a USB stick: the box's own menu moves its cards to a second box.
+
+The file is ``gravebox-tags.csv`` at the stick's top, ``uid,game,card,name`` (the same columns
+as ``gravebox enroll GAME --export``, every game in one file). An import is checked in full
+first (every line, against this box's decks) and merged over the tag map only when all of it is
+good; otherwise nothing changes and the answer names the first bad line. Both run off the loop
+(D-Bus and a stick's file system take their time) and answer one line for the screen.
+
+>>> import tempfile
+>>> from box.cards import Deck
+>>> from box.ports.usb import FakeSticks
+>>> decks = {"demo": Deck("demo", {"a": 1, "b": 2}, {"a": "Ada", "b": "Bob"}, "demo.csv")}
+>>> sticks = FakeSticks(Path(tempfile.mkdtemp())); _ = sticks.plug("STICK")
+>>> export_tags(TagMap({bytes.fromhex("04a1b2c3d4e5f6"): ("demo", "a")}), decks, sticks)
+'1 tag saved on STICK: you may pull it'
+>>> imported, answer = import_tags(TagMap(), decks, sticks)
+>>> answer, imported.lookup(bytes.fromhex("04a1b2c3d4e5f6"))
+('1 tag read from STICK', ('demo', 'a'))
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from box.cards import Deck
+from box.ports.usb import Stick, StickError, Sticks
+from box.tags import TagMap
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "gravebox-tags.csv"
+COLUMNS = ("uid", "game", "card", "name")
+UID_LENGTHS = (4, 7, 10)
+MAX_FILE_BYTES = 1_000_000
+"""An export of a few thousand cards is ~100 kB: anything far larger is not one."""
+
+
+def _one_stick(sticks: Sticks) -> Stick:
+    found = sticks.find()
+    if not found:
+        raise StickError("no USB stick: plug one in")
+    if len(found) > 1:
+        raise StickError(f"{len(found)} USB sticks: leave one plugged in")
+    return found[0]
+
+
+def export_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> str:
+    """Write every tag to the stick (then unmount it, if the box mounted it); one line for the screen."""
+    try:
+        stick = _one_stick(sticks)
+        root = sticks.mount(stick)
+        count = _write(tags, decks, root / FILE_NAME)
+        if stick.mounted_at is None:
+            sticks.unmount(stick)
+    except StickError as problem:
+        return f"Not saved: {problem}"
+    except OSError as problem:
+        log.warning("tag map export failed: %s", problem)
+        return f"Not saved: cannot write the stick ({problem.strerror or problem})"
+    return f"{count} tag{'s' if count != 1 else ''} saved on {stick.label}: you may pull it"
+
+
+def _write(tags: TagMap, decks: Mapping[str, Deck], path: Path) -> int:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(COLUMNS)
+    rows = sorted(tags.cards.items(), key=lambda item: (item[1], item[0]))
+    for uid, (game, card_id) in rows:
+        deck = decks.get(game)
+        name = deck.name_of(card_id) if deck is not None and card_id in deck else ""
+        writer.writerow([uid.hex(), game, card_id, name])
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8", newline="") as handle:
+        handle.write(buffer.getvalue())
+        handle.flush()
+        os.fsync(handle.fileno())  # on the stick before the old file is replaced
+    temporary.replace(path)
+    return len(rows)
+
+
+def import_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[TagMap | None, str]:
+    """Read the stick's file and check all of it: the merged tag map (None: nothing changes) and one line."""
+    try:
+        stick = _one_stick(sticks)
+        root = sticks.mount(stick)
+        try:
+            text = _read(root / FILE_NAME)
+        finally:
+            if stick.mounted_at is None:
+                sticks.unmount(stick)
+    except StickError as problem:
+        return None, f"Not read: {problem}"
+    try:
+        imported = check(text, decks)
+    except ValueError as problem:
+        return None, f"Not read: {FILE_NAME} {problem}"
+    merged = TagMap(tags.cards)
+    merged.merge(imported)
+    count = len(imported.cards)
+    return merged, f"{count} tag{'s' if count != 1 else ''} read from {stick.label}"
+
+
+def _read(path: Path) -> str:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise StickError(f"{FILE_NAME} is too big to be a tag map")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StickError(f"no {FILE_NAME} on the stick") from None
+    except UnicodeDecodeError:
+        raise StickError(f"{FILE_NAME} is not UTF-8 text") from None
+    except OSError as problem:
+        raise StickError(f"cannot read the stick ({problem.strerror or problem})") from None
+
+
+def check(text: str, decks: Mapping[str, Deck]) -> TagMap:
+    """Every line of an export, checked against the decks; ValueError naming the first bad line.
+
+    >>> from box.cards import Deck
+    >>> decks = {"demo": Deck("demo", {"a": 1}, {"a": "Ada"}, "demo.csv")}
+    >>> check("uid,game,card,name\\n04a1b2c3,demo,z,Zed\\n", decks)
+    Traceback (most recent call last):
+    ...
+    ValueError: line 2: no card 'z' in the demo deck
+    """
+    reader = csv.reader(text.splitlines())
+    tags: dict[bytes, tuple[str, str]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    header_seen = False
+    for row in reader:
+        line = reader.line_num
+        if not row or not "".join(row).strip():
+            continue
+        cells = [cell.strip() for cell in row]
+        if not header_seen:
+            if tuple(cell.lower() for cell in cells[:3]) != COLUMNS[:3]:
+                raise ValueError(f"line {line}: the header must be {','.join(COLUMNS)}")
+            header_seen = True
+            continue
+        if len(cells) not in (3, 4):
+            raise ValueError(f"line {line}: expected {','.join(COLUMNS)}, found {len(cells)} fields")
+        uid_text, game, card_id = cells[:3]
+        try:
+            uid = bytes.fromhex(uid_text.replace(":", ""))
+        except ValueError:
+            raise ValueError(f"line {line}: not a hex UID: {uid_text!r}") from None
+        if len(uid) not in UID_LENGTHS:
+            raise ValueError(f"line {line}: a tag UID has 4, 7 or 10 bytes, not {len(uid)}")
+        deck = decks.get(game)
+        if deck is None:
+            raise ValueError(f"line {line}: no game {game!r} on this box")
+        if card_id not in deck:
+            raise ValueError(f"line {line}: no card {card_id!r} in the {game} deck")
+        if uid in tags:
+            raise ValueError(f"line {line}: tag {uid.hex()} is on an earlier line too")
+        if (game, card_id) in seen:
+            raise ValueError(f"line {line}: {game} {card_id} is on line {seen[game, card_id]} too")
+        tags[uid], seen[game, card_id] = (game, card_id), line
+    if not header_seen:
+        raise ValueError("is empty")
+    return TagMap(tags)
