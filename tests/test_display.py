@@ -11,11 +11,11 @@ from luma.core.error import DeviceNotFoundError
 from luma.core.interface.serial import noop
 from PIL import Image, ImageDraw
 
+from box.care import ScreenCare
 from box.ports.display import (
     DisplayUnavailable,
     FramePusher,
     PusherThread,
-    ScreenCare,
     open_dummy,
     open_oled,
     release,
@@ -298,3 +298,10 @@ def test_screen_care_settings_are_checked():
     assert care.contrast == 100
     care.set_contrast(0)
     assert care.panel() == (0, True)
+
+
+def test_screen_care_counts_idle_time_from_its_first_advance():
+    care = ScreenCare(dim_after=120.0, blank_after=600.0)  # the loop's clock may start anywhere
+    assert care.next_deadline() is None
+    care.advance(50_000.0)
+    assert care.state()["dimmed"] is False and care.next_deadline() == 50_120.0

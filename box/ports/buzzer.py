@@ -42,6 +42,7 @@ from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from box.care import VOLUME_LEVELS
 from box.games.base import Sound
 from box.pinmap import PinUnavailable
 
@@ -94,7 +95,7 @@ PLAYED_KEPT = 8  # the last sounds a player remembers (the simulator shows them 
 
 
 # Volume levels: the PWM duty cycle a passive piezo is driven with (see the module's docstring).
-VOLUMES: Mapping[str, float] = MappingProxyType({"low": 0.04, "medium": 0.12, "high": 0.5})
+VOLUMES: Mapping[str, float] = MappingProxyType(dict(zip(VOLUME_LEVELS, (0.04, 0.12, 0.5), strict=True)))
 DEFAULT_VOLUME = "high"
 
 
