@@ -14,6 +14,7 @@ error reporting. See docs/decks.md.
 from __future__ import annotations
 
 import csv
+import os
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -253,6 +254,8 @@ def check_decks_folder(folder: Path, field: str | None = None) -> Path:
         raise DeckError(folder, "no such folder of decks", field=field)
     if not folder.is_dir():
         raise DeckError(folder, "not a folder (the decks setting names a folder of <game>.csv files)", field=field)
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise DeckError(folder, "cannot read this folder of decks (its permissions)", field=field)
     return folder
 
 

@@ -3,7 +3,7 @@
 ```toml
 [box]
 names = ["Ann", "Bob", "Cid"]   # player names offered by the menu, in seating order
-decks = "/home/pi/decks"        # a folder of <game>.csv files replacing the built-in decks
+decks = "/etc/gravebox/decks"   # a folder of <game>.csv files replacing the built-in decks
 pinmap = "/etc/gravebox/pinmap.toml"
 
 [web]
