@@ -5,8 +5,10 @@ WAL frames are on the storage, and a frame torn by a power cut fails its
 checksum and is ignored on the next open, so the journal always holds a prefix
 of the accepted actions (docs/reliability.md).
 
-A game's state is never stored: it is the fold of the game's rules over its
-journaled actions, so resuming and undoing are both a replay.
+A game's state is the fold of the game's rules over its journaled actions, so
+resuming and undoing are both a replay; the session saves a checkpoint of the
+state every so many actions (box/session.py), and a replay starts from the
+newest one. Checkpoints are only a shortcut: the actions are the truth.
 
 Storage faults are not damage: a write the storage refuses (full, failing,
 read-only) raises `StorageError` with a short reason for the screen, changes
@@ -40,7 +42,7 @@ from box.errors import FileProblem
 
 log = logging.getLogger(__name__)
 
-VERSION = 1  # PRAGMA user_version of the journals this version writes (0: written before versions)
+VERSION = 2  # PRAGMA user_version of the journals this version writes (0: written before versions; 2: checkpoints)
 APPLICATION_ID = 0x47425831  # PRAGMA application_id: "GBX1", this file is a Gravebox journal
 CLEAN_MARK = "journal.clean"  # a `box` row written by close(): the last stop was clean
 PROBE = "journal.probe"
@@ -66,6 +68,15 @@ CREATE TABLE IF NOT EXISTS box (
 );
 """
 INDEX = "CREATE INDEX IF NOT EXISTS actions_by_game ON actions (game, seq)"
+CHECKPOINTS = """CREATE TABLE IF NOT EXISTS checkpoints (
+    game INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    state BLOB NOT NULL,
+    PRIMARY KEY (game, seq)
+)"""
+CACHE_KIB = 256  # SQLite's page cache: a box reads the journal's tail, so more would only grow the RSS
 COLUMNS = {
     "games": {"id", "name", "players", "options", "decks", "finished"},
     "actions": {"seq", "game", "action", "undone"},
@@ -192,7 +203,7 @@ class Journal:
             if create and not self.db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
                 with self._writing():
                     self.db.executescript(
-                        f"BEGIN IMMEDIATE; {SCHEMA} {INDEX};"
+                        f"BEGIN IMMEDIATE; {SCHEMA} {INDEX}; {CHECKPOINTS};"
                         f" PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={VERSION}; COMMIT;"
                     )
         except sqlite3.Error as error:
@@ -208,6 +219,7 @@ class Journal:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         self.db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()  # the first read maps the WAL index
         return self.db
 
@@ -325,6 +337,7 @@ class Journal:
         """Record a new game and return its id; any unfinished game is finished in the same transaction."""
         with self.batch(), self._writing():
             self.db.execute("UPDATE games SET finished = 1 WHERE finished = 0")
+            self.db.execute("DELETE FROM checkpoints")  # only an unfinished game is ever replayed
             cursor = self.db.execute(
                 "INSERT INTO games (name, players, options, decks) VALUES (?, ?, ?, ?)",
                 (name, json.dumps(players), json.dumps(options, sort_keys=True), decks),
@@ -332,7 +345,9 @@ class Journal:
         return int(cursor.lastrowid)
 
     def finish_game(self, game: int) -> None:
-        self._execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+        with self.batch(), self._writing():
+            self.db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game,))
+            self.db.execute("DELETE FROM checkpoints WHERE game = ?", (game,))
 
     def append(self, game: int, action: dict[str, Any]) -> int:
         """Durably add an accepted action; returns its sequence number (StorageError: not added)."""
@@ -340,8 +355,22 @@ class Journal:
         return int(self._execute("INSERT INTO actions (game, action) VALUES (?, ?)", (game, data)).lastrowid)
 
     def undo(self, seq: int) -> None:
-        """Take back one action: it stays in the file, marked undone."""
-        self._execute("UPDATE actions SET undone = 1 WHERE seq = ?", (seq,))
+        """Take back one action: it stays in the file, marked undone; the checkpoints that hold it go."""
+        with self.batch(), self._writing():
+            self.db.execute("UPDATE actions SET undone = 1 WHERE seq = ?", (seq,))
+            self.db.execute(
+                "DELETE FROM checkpoints WHERE game = (SELECT game FROM actions WHERE seq = ?) AND seq >= ?", (seq, seq)
+            )
+
+    def save_checkpoint(self, game: int, seq: int, count: int, version: str, state: bytes) -> None:
+        """Keep a game's state after action `seq` (its `count`-th in force), for replays to start from."""
+        self._execute(
+            "INSERT OR REPLACE INTO checkpoints (game, seq, count, version, state) VALUES (?, ?, ?, ?, ?)",
+            (game, seq, count, version, state),
+        )
+
+    def drop_checkpoints(self, game: int) -> None:
+        self._execute("DELETE FROM checkpoints WHERE game = ?", (game,))
 
     def put(self, key: str, value: Any) -> None:
         self._execute("INSERT OR REPLACE INTO box (key, value) VALUES (?, ?)", (key, json.dumps(value)))
@@ -382,10 +411,30 @@ class Journal:
         row = rows[0]
         return GameRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], bool(row[5]))
 
-    def actions(self, game: int) -> list[tuple[int, dict[str, Any]]]:
-        """The game's actions still in force, oldest first, with their sequence numbers."""
-        rows = self._rows("SELECT seq, action FROM actions WHERE game = ? AND undone = 0 ORDER BY seq", (game,))
+    def actions(self, game: int, after: int = 0) -> list[tuple[int, dict[str, Any]]]:
+        """The game's actions still in force (after sequence number `after`), oldest first, with their numbers."""
+        rows = self._rows(
+            "SELECT seq, action FROM actions WHERE game = ? AND seq > ? AND undone = 0 ORDER BY seq", (game, after)
+        )
         return [(seq, json.loads(action)) for seq, action in rows]
+
+    def action(self, seq: int) -> dict[str, Any]:
+        """The action journaled as `seq`."""
+        return json.loads(self._rows("SELECT action FROM actions WHERE seq = ?", (seq,))[0][0])
+
+    def checkpoint(self, game: int) -> tuple[int, int, str, bytes] | None:
+        """The game's newest checkpoint, (seq, count, version, state), or None.
+
+        A journal of version 1 gets its checkpoints table with its first write: until then, none.
+        """
+        try:
+            return self.db.execute(
+                "SELECT seq, count, version, state FROM checkpoints WHERE game = ? ORDER BY seq DESC LIMIT 1", (game,)
+            ).fetchone()
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):
+                return None
+            raise StorageError(storage_reason(error) or "Journal damaged", str(error)) from None
 
     def get(self, key: str, default: Any = None, kind: type | tuple[type, ...] = object) -> Any:
         """A box-wide value; `default` when there is none, or when it is not of `kind`.
@@ -508,15 +557,15 @@ def _judge_content(db: sqlite3.Connection, path: Path) -> list[str]:
     verdict = db.execute(f"PRAGMA {check}(1)").fetchone()[0]
     if verdict != "ok":
         raise _Bad(verdict)
-    _decode_what_the_box_reads(db)
+    _decode_what_the_box_reads(db, "checkpoints" in tables)
     maintenance = [f"DELETE FROM box WHERE key = '{CLEAN_MARK}'"]
     if version < VERSION:
-        maintenance += [INDEX, f"PRAGMA application_id={APPLICATION_ID}", f"PRAGMA user_version={VERSION}"]
+        maintenance += [INDEX, CHECKPOINTS, f"PRAGMA application_id={APPLICATION_ID}", f"PRAGMA user_version={VERSION}"]
     return maintenance
 
 
-def _decode_what_the_box_reads(db: sqlite3.Connection) -> None:
-    """Every value a start reads: the unfinished game, its actions, the box's values."""
+def _decode_what_the_box_reads(db: sqlite3.Connection, checkpoints: bool) -> None:
+    """Every value a start reads: the unfinished game, its actions after its newest checkpoint, the box's values."""
 
     def expect(ok: bool, what: str) -> None:
         if not ok:
@@ -529,7 +578,10 @@ def _decode_what_the_box_reads(db: sqlite3.Connection) -> None:
         expect(isinstance(players, list) and all(isinstance(p, str) for p in players), f"players of game {game}")
         expect(isinstance(options, dict) and all(isinstance(v, str) for v in options.values()), f"options of {game}")
         expect(decks is None or isinstance(decks, str), f"decks of game {game}")
-        for seq, action, undone in db.execute("SELECT seq, action, undone FROM actions WHERE game = ?", (game,)):
+        newest = "SELECT COALESCE(MAX(seq), 0) FROM checkpoints WHERE game = ?" if checkpoints else "SELECT ?"
+        (after,) = db.execute(newest, (game,) if checkpoints else (0,)).fetchone()
+        read = "SELECT seq, action, undone FROM actions WHERE game = ? AND seq > ?"
+        for seq, action, undone in db.execute(read, (game, after if type(after) is int else 0)):
             expect(type(seq) is int and type(undone) is int, f"action {seq!r}")
             expect(isinstance(json.loads(action), dict), f"action {seq}")
     for key, value in db.execute("SELECT key, value FROM box"):

@@ -140,7 +140,7 @@ class Box:
             try:
                 rules = rules_for(record.name)
                 self.session = GameSession(rules, self.deck(record.name, record.decks), record, self.journal)
-                log.info("resumed %s (game %d, %d actions)", record.name, record.id, len(self.session.history))
+                log.info("resumed %s (game %d, %d actions)", record.name, record.id, self.session.count)
             except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
                 log.error("cannot resume %s: %s", record.name, problem)
                 self.journal.finish_game(record.id)
@@ -512,7 +512,7 @@ class Box:
             data["game"] = self.session.record.name
             data["players"] = list(self.session.players)
             data["options"] = dict(self.session.record.options)
-            data["actions"] = len(self.session.history)
+            data["actions"] = self.session.count
             data.update(self.session.dump())
         data["dice"] = {"last": self.last_dice}
         data["timer"] = self.timer.dump(now)

@@ -1,4 +1,16 @@
-"""A running game: its rules, deck and state, kept as a fold over the journal.
+"""A running game: its rules, deck and state, kept as a fold over the journal, with checkpoints.
+
+Every `CHECKPOINT_EVERY` accepted actions the state is saved in the journal (with the action
+that made it, in the same commit) and kept in memory as the session's base. Undo replays the
+actions since the base, from memory; resuming reads the newest checkpoint and the actions after
+it. Either way at most `CHECKPOINT_EVERY` actions are replayed, whatever the game's length, and
+the session holds only the base and the actions after it.
+
+A checkpoint is the state pickled with references, not copies, for the objects it shares with
+the game's first state (the board, the deck's cards): those are rebuilt by the rules on load.
+Its version names the checkpoint format, the box's version and a digest of that first state
+(players, options, deck, the state's classes), so a checkpoint from other code or another deck
+is never used: the game is replayed in full instead, and checkpointed anew.
 
 >>> from box.games.base import Press, Tap, Roll
 >>> decode(encode(Tap("left", "dl001")))
@@ -9,14 +21,29 @@ Roll(dice=(3, 4))
 
 from __future__ import annotations
 
+import copyreg
+import dataclasses
+import enum
+import hashlib
+import io
 import logging
+import pickle
+from contextlib import nullcontext
+from types import MappingProxyType
 from typing import Any
 
+import box
 from box.cards import Deck
 from box.games.base import Action, Press, Rejected, Roll, Rules, Setup, Step, Tap
-from box.journal import GameRecord, Journal
+from box.journal import GameRecord, Journal, StorageError
 
 log = logging.getLogger(__name__)
+
+CHECKPOINT_EVERY = 64
+"""Actions between checkpoints (see docs/performance.md): at most this many are replayed by an undo or a resume."""
+CHECKPOINT_FORMAT = 1
+
+copyreg.pickle(MappingProxyType, lambda proxy: (MappingProxyType, (dict(proxy),)))  # a state's frozen mappings
 
 
 def encode(action: Action) -> dict[str, Any]:
@@ -49,63 +76,238 @@ def describe(action: Action, deck: Deck) -> str:
     return f"roll {action.dice[0]}+{action.dice[1]}"
 
 
-class GameSession:
-    """The game in play. Accepted actions are journaled before the state changes."""
+def full_replay(rules: Rules, deck: Deck, record: GameRecord, journal: Journal) -> Any:
+    """The game's state folded from its first action, without checkpoints: what a session must equal."""
+    state = rules.new(Setup(tuple(record.players), dict(record.options)), deck)
+    for _, data in journal.actions(record.id):
+        result = rules.apply(state, decode(data))
+        if isinstance(result, Step):
+            state = result.state
+    return state
 
-    def __init__(self, rules: Rules, deck: Deck, record: GameRecord, journal: Journal):
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+    """A state the session replays from: after action `seq` (0: none), the `count`-th action in force."""
+
+    seq: int
+    count: int
+    state: Any
+
+
+_ATOMS = (str, bytes, int, float, bool, type(None), enum.Enum)
+
+
+def _shared_objects(state: Any) -> list[Any]:
+    """The containers and records of a state, in a fixed order (sets are not entered: their order varies)."""
+    found: list[Any] = []
+    seen: set[int] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, _ATOMS) or id(value) in seen:
+            return
+        seen.add(id(value))
+        found.append(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for item in dataclasses.fields(value):
+                walk(getattr(value, item.name))
+        elif isinstance(value, tuple | list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict | MappingProxyType):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+
+    walk(state)
+    return found
+
+
+def _canonical(value: Any) -> str:
+    """A text of a state that is the same in every process (set order and string hashes vary)."""
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__qualname__}.{value.name}"
+    if isinstance(value, _ATOMS):
+        return repr(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        inner = ",".join(f"{f.name}={_canonical(getattr(value, f.name))}" for f in dataclasses.fields(value))
+        return f"{type(value).__module__}.{type(value).__qualname__}({inner})"
+    if isinstance(value, tuple | list):
+        return f"{type(value).__name__}[{','.join(_canonical(item) for item in value)}]"
+    if isinstance(value, dict | MappingProxyType):
+        return "{" + ",".join(f"{_canonical(k)}:{_canonical(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, set | frozenset):
+        return f"{type(value).__name__}{{{','.join(sorted(_canonical(item) for item in value))}}}"
+    return f"{type(value).__module__}.{type(value).__qualname__}:{value!r}"
+
+
+class StateCodec:
+    """Pickles a game's states for checkpoints, sharing what they have in common with the first state.
+
+    >>> from box.games import rules_for
+    >>> rules = rules_for("dead-set")
+    >>> first = rules.new(Setup(("Ann", "Bob"), {}), rules.load_deck(None))
+    >>> codec = StateCodec(first)
+    >>> codec.load(codec.dump(first)) == first
+    True
+    """
+
+    def __init__(self, first: Any):
+        self._shared = _shared_objects(first)
+        self._index = {id(value): number for number, value in enumerate(self._shared)}
+        digest = hashlib.sha256(_canonical(first).encode()).hexdigest()[:16]
+        self.version = f"{CHECKPOINT_FORMAT}/{box.__version__}/{digest}"
+        """Checkpoints of another version are not used (other code, another deck or setup)."""
+
+    def dump(self, state: Any) -> bytes:
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.persistent_id = lambda value: self._index.get(id(value))  # type: ignore[method-assign]
+        pickler.dump(state)
+        return buffer.getvalue()
+
+    def load(self, data: bytes) -> Any:
+        unpickler = pickle.Unpickler(io.BytesIO(data))
+        unpickler.persistent_load = self._shared.__getitem__  # type: ignore[method-assign]
+        return unpickler.load()
+
+
+class GameSession:
+    """The game in play. Accepted actions are journaled before the state changes.
+
+    `count` is how many actions are in force; `state` is the fold of the rules over them.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        deck: Deck,
+        record: GameRecord,
+        journal: Journal,
+        checkpoint_every: int = CHECKPOINT_EVERY,
+    ):
         self.rules = rules
         self.deck = deck
         self.record = record
         self.journal = journal
-        self.state: Any = None
-        self.history: list[tuple[int, Action]] = []
+        self.checkpoint_every = checkpoint_every
+        self.first = rules.new(Setup(self.players, dict(record.options)), deck)
+        self.codec = StateCodec(self.first)
+        self.state: Any = self.first
+        self.count = 0
+        self.base = Base(0, 0, self.first)
+        self.tail: list[tuple[int, Action]] = []  # the actions in force after the base, at most checkpoint_every
         self.replay()
 
     @property
     def players(self) -> tuple[str, ...]:
         return tuple(self.record.players)
 
+    @property
+    def last_seq(self) -> int | None:
+        """The journal sequence number of the newest action in force."""
+        if self.tail:
+            return self.tail[-1][0]
+        return self.base.seq or None
+
     def replay(self) -> None:
-        """Rebuild the state from the journal: resume after a restart, or after an undo."""
-        self.state = self.rules.new(Setup(self.players, dict(self.record.options)), self.deck)
-        self.history = []
-        for seq, data in self.journal.actions(self.record.id):
+        """Rebuild the state from the newest usable checkpoint and the journal's actions after it."""
+        self.base = self._newest_checkpoint()
+        self.tail, self.state, self.count = [], self.base.state, self.base.count
+        made = []  # a journal without checkpoints (or with other code's) gets them now
+        for seq, data in self.journal.actions(self.record.id, after=self.base.seq):
             action = decode(data)
             result = self.rules.apply(self.state, action)
             if isinstance(result, Rejected):
                 log.warning("journal action %s no longer applies (%s); skipped", data, result.reason)
                 continue
-            self.state = result.state
-            self.history.append((seq, action))
+            if self._advance(seq, action, result.state):
+                made.append(self.base)
+        if made:
+            try:
+                with self.journal.batch():
+                    for base in made:
+                        self._save(base)
+            except StorageError as problem:  # a shortcut only: the game goes on without it
+                log.warning("checkpoints of game %d not saved: %s", self.record.id, problem)
 
     def apply(self, action: Action) -> Step | Rejected:
         """Apply an action: journaled (durably, or with the open batch) before the state changes.
 
+        Every `checkpoint_every` actions the new state is saved with it, in the same commit.
         A `StorageError` from the journal leaves the game as it was.
         """
         result = self.rules.apply(self.state, action)
         if isinstance(result, Step):
-            seq = self.journal.append(self.record.id, encode(action))  # StorageError: nothing changes
-            before, self.state = self.state, result.state
-            self.history.append((seq, action))
+            checkpoint = len(self.tail) + 1 >= self.checkpoint_every
+            with self.journal.batch() if checkpoint else nullcontext():  # StorageError: nothing changes
+                seq = self.journal.append(self.record.id, encode(action))
+                if checkpoint:
+                    self._save(Base(seq, self.count + 1, result.state))
+            state, count, base, tail = self.state, self.count, self.base, self.tail
+            self._advance(seq, action, result.state)
 
             def revert() -> None:  # the batch holding the action failed: it never happened
-                self.state = before
-                self.history.pop()
+                tail.pop()
+                self.state, self.count, self.base, self.tail = state, count, base, tail
 
             self.journal.on_commit(lambda: log.debug("journaled action %d of game %d", seq, self.record.id), revert)
         return result
 
+    def _advance(self, seq: int, action: Action, state: Any) -> bool:
+        """Action `seq` is in force; every `checkpoint_every` actions its state becomes the base (True then)."""
+        self.state, self.count = state, self.count + 1
+        self.tail.append((seq, action))
+        if len(self.tail) < self.checkpoint_every:
+            return False
+        self.base, self.tail = Base(seq, self.count, state), []
+        return True
+
+    def _save(self, base: Base) -> None:
+        self.journal.save_checkpoint(self.record.id, base.seq, base.count, self.codec.version, self.codec.dump(base.state))
+
     def last_action(self) -> str | None:
-        return describe(self.history[-1][1], self.deck) if self.history else None
+        if self.tail:
+            return describe(self.tail[-1][1], self.deck)
+        if self.base.seq:
+            return describe(decode(self.journal.action(self.base.seq)), self.deck)
+        return None
 
     def undo(self) -> bool:
         """Take back the last action; False when there is none."""
-        if not self.history:
+        seq = self.last_seq
+        if seq is None:
             return False
-        self.journal.undo(self.history[-1][0])
-        self.replay()
+        self.journal.undo(seq)  # also drops the checkpoints that held it
+        if not self.tail:
+            self.replay()  # the base held that action: from the checkpoint before it
+            return True
+        self.tail.pop()
+        state = self.base.state
+        for _, action in self.tail:
+            result = self.rules.apply(state, action)
+            assert isinstance(result, Step), "the rules are pure: an action accepted once is accepted again"
+            state = result.state
+        self.state, self.count = state, self.count - 1
         return True
 
     def dump(self) -> dict[str, Any]:
         return self.rules.dump(self.state)
+
+    def _newest_checkpoint(self) -> Base:
+        """The newest checkpoint of this game that this code can use, else the first state."""
+        found = self.journal.checkpoint(self.record.id)
+        if found is None:
+            return Base(0, 0, self.first)
+        seq, count, version, data = found
+        if version == self.codec.version:
+            try:
+                return Base(seq, count, self.codec.load(data))
+            except Exception as problem:  # a damaged row: the journal's actions are the truth
+                log.warning(
+                    "checkpoint at action %d of game %d unreadable (%s); replaying", seq, self.record.id, problem
+                )
+        else:
+            log.info("checkpoints of game %d are from other code (%s); replaying the game", self.record.id, version)
+        self.journal.drop_checkpoints(self.record.id)
+        return Base(0, 0, self.first)
