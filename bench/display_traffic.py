@@ -61,20 +61,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         player = dod_player.Player(world, args.seed)
         start = (pusher.submitted, device.pushes, pusher.skipped_unchanged, world.loop.renders)
         per_kind: dict[str, list[int]] = defaultdict(list)
-        history = len(world.box.session.history)
+        history = world.box.session.count
         refused_pushes: list[int] = []
         for _ in range(args.inputs):
-            before, accepted_before = device.pushes, len(world.box.session.history)
+            before, accepted_before = device.pushes, world.box.session.count
             name = player.step()
             pushes = device.pushes - before
             per_kind[kind_of(name)].append(pushes)
-            if len(world.box.session.history) == accepted_before:
+            if world.box.session.count == accepted_before:
                 refused_pushes.append(pushes)
         submitted = pusher.submitted - start[0]
         pushed = device.pushes - start[1]
         skipped = pusher.skipped_unchanged - start[2]
         renders = world.loop.renders - start[3]
-        accepted = len(world.box.session.history) - history
+        accepted = world.box.session.count - history
         world.parts.close()
         world.box.journal.close()
     return emit(

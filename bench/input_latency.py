@@ -18,7 +18,9 @@ meet the previous one still on the bus. The clocks start where the input enters 
 - a button: just before the gpiozero mock pin's up edge is driven (BACK down, held 35 ms, up: the
   press counts on the up edge; it rests 35 ms between presses, past the 30 ms debounce);
 
-and stop when luma's ``display()`` is called with the first frame pushed after that moment.
+and stop when luma's ``display()`` is called with the first frame pushed after that moment. The
+floor, measured in the same run on the journal's file system: one SQLite commit with fsync, which
+every accepted input waits for before its frame is drawn.
 ``--hog`` runs a busy process for the whole run (the other core taken, as by a CPU-heavy neighbour).
 
 Run from the repository root: ``python bench/input_latency.py [--events 1000] [--hog]``. Prints JSON.
@@ -128,6 +130,7 @@ class Probe:
 def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spacing: float) -> dict[str, Any]:
     """Play ``events`` taps and ``events`` presses against the real-time loop; return the figures."""
     from luma.core.interface.serial import noop
+    from undo import commit_floor_ns
 
     from box.hardware import open_parts
     from box.journal import Journal
@@ -140,6 +143,7 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     from box.tags import TagMap
     from box.tools import DiceCup
 
+    floor = summary_ms(commit_floor_ns(state_dir))
     register_url_handler()
     forget_sim_chips()
     decks = load_decks(None)
@@ -176,7 +180,7 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     rng = random.Random(seed)
     samples: dict[str, list[tuple[int, int]]] = {"card": [], "button": []}
     missing = {"card": 0, "button": 0}
-    history_before = len(box.session.history)
+    history_before = box.session.count
     counters_before = (parts.pusher.submitted, bus.pushes)
     placed = dict.fromkeys(names, 0)
     wall = time.monotonic()
@@ -213,7 +217,7 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
         back.drive_high()
         record("button", since, journal_before)
     wall = time.monotonic() - wall
-    accepted = len(box.session.history) - history_before
+    accepted = box.session.count - history_before
     time.sleep(0.2)  # let the pusher finish its last frame
     submitted, pushed = parts.pusher.submitted - counters_before[0], bus.pushes - counters_before[1]
 
@@ -240,6 +244,7 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     return {
         **figures,
         "all_to_display_ms": summary_ms(every),
+        "floor_commit_ms": floor,
         "cpu_hog_on_other_core": hog,
         "accepted_and_journaled": accepted,
         "frames_submitted": submitted,

@@ -2,8 +2,14 @@
 
 ``gravebox run --fake --state-dir TMP`` is spawned under a fake ``NOTIFY_SOCKET`` (a unix datagram
 socket bound in a temp dir) and timed from just before the spawn to the READY=1 datagram, then
-stopped with SIGTERM. The baseline is ``python -c "import PIL, gpiozero, serial, luma.oled"``
-(spawn to exit). Runs interleave in a shuffled order, one untimed warm-up round, median of ``--runs``.
+stopped with SIGTERM. READY=1 is honest: the journal opened and judged, the parts opened, the
+game resumed and the first frame rendered. It is timed on a new journal, on one holding a
+40,000-action game to resume, and on one holding six weeks of finished games (bench/journals.py).
+The baseline is the libraries as the box uses them, ``python -c "import gpiozero, serial,
+sqlite3, PIL.Image, luma.core.device, luma.oled.device"`` (spawn to exit); the old baseline
+``import PIL, gpiozero, serial, luma.oled`` (whose ``import PIL`` and ``luma.oled`` load almost
+nothing) is printed beside it, and ``python -c pass`` is the floor of any start. Runs interleave
+in a shuffled order, one untimed warm-up round, median of ``--runs``.
 
 The box command is ``python -m box run --fake`` (what the ``gravebox`` script runs; the repository
 on PYTHONPATH, so a fresh clone needs no install). ``gravebox --help`` is timed the same way
@@ -34,12 +40,12 @@ from typing import Any
 
 from benchlib import ROOT, emit
 
-TARGET_RATIO, TARGET_HELP_MS = 1.3, 150.0
-BASELINE = [sys.executable, "-c", "import PIL, gpiozero, serial, luma.oled"]
-LIBRARIES_AS_USED = [  # what the box really loads from them: the floor of its own start-up
+TARGET_RATIO, TARGET_LONG_GAME_RATIO, TARGET_HELP_MS = 1.2, 1.15, 150.0
+OLD_BASELINE = [sys.executable, "-c", "import PIL, gpiozero, serial, luma.oled"]
+LIBRARIES_AS_USED = [  # the baseline: what the box really loads from its libraries
     sys.executable,
     "-c",
-    "import PIL.Image, gpiozero, gpiozero.pins.mock, serial, luma.core.device, luma.oled.device, sqlite3",
+    "import gpiozero, serial, sqlite3, PIL.Image, luma.core.device, luma.oled.device",
 ]
 GRAVEBOX = [sys.executable, "-m", "box"]
 
@@ -65,9 +71,13 @@ def environment(**extra: str) -> dict[str, str]:
 class RunningBox:
     """``gravebox run --fake`` spawned under a fake NOTIFY_SOCKET; ``ready_s`` is spawn to READY=1."""
 
-    def __init__(self, command: list[str], scratch: Path, timeout: float = 30.0):
+    def __init__(self, command: list[str], scratch: Path, timeout: float = 30.0, journal: str | None = None):
         state = scratch / "state"
         shutil.rmtree(state, ignore_errors=True)
+        if journal is not None:
+            from journals import copy_to
+
+            copy_to(journal, state)
         path = scratch / "notify.sock"
         path.unlink(missing_ok=True)
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -138,9 +148,9 @@ def run_phases(cwd: Path) -> str:
     return subprocess.run(command, cwd=cwd, env=environment(), capture_output=True, text=True, check=True).stdout
 
 
-def ready_time(command: list[str], scratch: Path) -> float:
-    """Spawn-to-READY seconds of one box (stopped right after)."""
-    running = RunningBox(command, scratch)
+def ready_time(command: list[str], scratch: Path, journal: str | None = None) -> float:
+    """Spawn-to-READY seconds of one box (stopped right after), on a new journal or a copy of a bench one."""
+    running = RunningBox(command, scratch, journal=journal)
     running.stop()
     return running.ready_s
 
@@ -152,17 +162,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     help_command = [*GRAVEBOX, "--help"]
     installed = Path(sys.executable).with_name("gravebox")
-    times: dict[str, list[float]] = {name: [] for name in ("baseline", "libraries", "python", "help", "ready")}
+    names = ("old_baseline", "baseline", "python", "help", "ready", "ready_long_game", "ready_weeks")
+    times: dict[str, list[float]] = {name: [] for name in names}
     if installed.exists():
         times["help_installed"] = []
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
         scratch = Path(name)
         measures: dict[str, Callable[[], float]] = {
-            "baseline": lambda: spawn_to_exit(BASELINE, scratch),
-            "libraries": lambda: spawn_to_exit(LIBRARIES_AS_USED, scratch),
+            "old_baseline": lambda: spawn_to_exit(OLD_BASELINE, scratch),
+            "baseline": lambda: spawn_to_exit(LIBRARIES_AS_USED, scratch),
             "python": lambda: spawn_to_exit([sys.executable, "-c", "pass"], scratch),
             "help": lambda: spawn_to_exit(help_command, scratch),
             "ready": lambda: ready_time(GRAVEBOX, scratch),
+            "ready_long_game": lambda: ready_time(GRAVEBOX, scratch, journal="long-game"),
+            "ready_weeks": lambda: ready_time(GRAVEBOX, scratch, journal="weeks"),
         }
         if installed.exists():
             measures["help_installed"] = lambda: spawn_to_exit([str(installed), "--help"], scratch)
@@ -178,6 +191,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         journal_open = {str(actions): journal_open_ms(actions, scratch) for actions in (0, 10_000, 50_000)}
     median_ms = {key: round(1000 * statistics.median(values), 1) for key, values in times.items()}
     ratio = round(median_ms["ready"] / median_ms["baseline"], 2)
+    long_ratio = round(median_ms["ready_long_game"] / median_ms["ready"], 2)
+    weeks_ratio = round(median_ms["ready_weeks"] / median_ms["ready"], 2)
     help_ms = max(median_ms["help"], median_ms.get("help_installed", 0.0))
     return emit(
         "startup",
@@ -185,17 +200,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "runs": args.runs,
             "median_ms": {
                 "baseline_import": median_ms["baseline"],
-                "libraries_as_used_import": median_ms["libraries"],
+                "old_baseline_import": median_ms["old_baseline"],
                 "python_bare": median_ms["python"],
                 "ready_run_fake": median_ms["ready"],
+                "ready_after_long_game": median_ms["ready_long_game"],
+                "ready_after_weeks_of_games": median_ms["ready_weeks"],
                 "help": median_ms["help"],
                 **({"help_installed_script": median_ms["help_installed"]} if installed.exists() else {}),
             },
             "ready_ratio_to_baseline": ratio,
+            "ready_ratio_to_old_baseline": round(median_ms["ready"] / median_ms["old_baseline"], 2),
+            "ready_after_long_game_ratio": long_ratio,
+            "ready_after_weeks_ratio": weeks_ratio,
             "journal_open_ms_by_actions": journal_open,
             "phases_median_ms": {key: statistics.median(run[key] for run in phases) for key in phases[0]},
-            "meets_target": {"ratio": ratio < TARGET_RATIO, "help": help_ms < TARGET_HELP_MS},
-            "target": f"ready / baseline < {TARGET_RATIO}; --help < {TARGET_HELP_MS:.0f} ms",
+            "meets_target": {
+                "ratio": ratio <= TARGET_RATIO,
+                "long_game": long_ratio <= TARGET_LONG_GAME_RATIO,
+                "weeks": weeks_ratio <= TARGET_LONG_GAME_RATIO,
+                "help": help_ms < TARGET_HELP_MS,
+            },
+            "target": (
+                f"ready / baseline <= {TARGET_RATIO}; ready after a long game (or weeks of games) / fresh ready"
+                f" <= {TARGET_LONG_GAME_RATIO}; --help < {TARGET_HELP_MS:.0f} ms"
+            ),
         },
     )
 

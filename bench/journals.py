@@ -1,0 +1,133 @@
+"""Journals for the benchmarks, as a box would have written them: a long unfinished game, or weeks of finished ones.
+
+The games are Deck of Death games played by a seeded random player straight against the rules
+(a press, a tap or a roll the game accepts, through ``GameSession.apply``, so the journal holds
+what the box writes, checkpoints included). Each journal is built once per version of the
+journal and session code and kept under the temp directory; a benchmark works on a copy.
+
+    python bench/journals.py    # build both and print where they are
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchlib import ROOT
+
+LONG_GAME_ACTIONS = 40_000
+"""A long, busy Deck of Death night: about four hours of play."""
+WEEKS, NIGHTS_PER_WEEK, GAMES_PER_NIGHT, ACTIONS_PER_GAME = 6, 3, 4, 1_500
+"""Weeks of finished games: six weeks, three nights a week, four games a night (108,000 actions)."""
+BUTTONS = ("up", "down", "ok", "back")
+READERS = ("left", "middle", "right")
+CACHE = Path(tempfile.gettempdir()) / "gravebox-bench-journals"
+
+
+def fingerprint() -> str:
+    """A hash of the code that writes journals: a change there builds them again."""
+    digest = hashlib.sha256()
+    for name in ("box/journal.py", "box/session.py", "bench/journals.py"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def new_session(journal: Any, seed: int, players: int = 6) -> Any:
+    """A Deck of Death game started in ``journal`` as the box starts one (no hardware)."""
+    from box.games import rules_for
+    from box.session import GameSession
+
+    rules = rules_for("deck-of-death")
+    deck = rules.load_deck(None)
+    names = [f"P{n}" for n in range(1, players + 1)]
+    values = {option.key: option.parse(option.default) for option in rules.options}
+    journal.start_game("deck-of-death", names, values, None)
+    record = journal.unfinished_game()
+    return GameSession(rules, deck, record, journal)
+
+
+def play(session: Any, actions: int, rng: random.Random) -> int:
+    """Apply ``actions`` accepted actions: the game's roll when it wants one, else presses and taps; answer the tries."""
+    from box.games.base import Press, Roll, Step, Tap
+
+    cards = list(session.deck.cards)
+    tries = 0
+    for _ in range(actions):
+        while True:
+            tries += 1
+            pick = rng.random()
+            if session.rules.wants_roll(session.state) and pick < 0.8:
+                action: Any = Roll((rng.randint(1, 6), rng.randint(1, 6)))
+            elif pick < 0.5:
+                button = rng.choice(BUTTONS)
+                action = Press(button, long=button != "ok" and rng.random() < 0.02)  # long OK would end the night
+            else:
+                action = Tap(rng.choice(READERS), rng.choice(cards))
+            if isinstance(session.rules.apply(session.state, action), Step):
+                session.apply(action)
+                break
+    return tries
+
+
+def build_long_game(path: Path, actions: int = LONG_GAME_ACTIONS, seed: int = 1) -> None:
+    """One unfinished game of ``actions`` actions."""
+    from box.journal import Journal
+
+    journal = Journal(path)
+    session = new_session(journal, seed)
+    with journal.batch():  # one commit for the fixture, not one fsync per action
+        play(session, actions, random.Random(seed))
+    journal.close()
+
+
+def build_weeks(path: Path, seed: int = 2) -> None:
+    """Weeks of finished games, and a short game left unfinished (the box is resumed in it)."""
+    from box.journal import Journal
+
+    journal = Journal(path)
+    rng = random.Random(seed)
+    for _ in range(WEEKS * NIGHTS_PER_WEEK * GAMES_PER_NIGHT):
+        session = new_session(journal, rng.randrange(2**31))
+        with journal.batch():
+            play(session, ACTIONS_PER_GAME, rng)
+        journal.finish_game(session.record.id)
+    session = new_session(journal, seed)
+    with journal.batch():
+        play(session, 200, rng)
+    journal.close()
+
+
+BUILDERS = {"long-game": build_long_game, "weeks": build_weeks}
+
+
+def journal(kind: str) -> Path:
+    """The cached journal of this ``kind`` ("long-game" or "weeks"), built when missing."""
+    path = CACHE / f"{kind}-{fingerprint()}.db"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_suffix(".building")
+        scratch.unlink(missing_ok=True)
+        BUILDERS[kind](scratch)
+        scratch.replace(path)
+    return path
+
+
+def copy_to(kind: str, directory: Path) -> Path:
+    """A copy of the cached journal as ``directory/journal.db`` (what the box opens)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / "journal.db"
+    shutil.copyfile(journal(kind), target)
+    return target
+
+
+if __name__ == "__main__":
+    for name in BUILDERS:
+        start = time.perf_counter()
+        where = journal(name)
+        print(json.dumps({"journal": name, "path": str(where), "s": round(time.perf_counter() - start, 1)}))
