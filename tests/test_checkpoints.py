@@ -143,3 +143,29 @@ def test_random_play_undo_and_resume_always_equal_a_full_replay(game: str, data:
         else:
             session = resumed(session)
         agrees_with_the_journal(session)
+
+
+def test_a_version_1_journal_resumes_and_gets_its_checkpoints_table_with_the_first_write(tmp_path) -> None:
+    import sqlite3
+
+    from box.journal import Journal
+
+    path = tmp_path / "journal.db"
+    session = start("deck-of-death", every=4, journal=Journal(path))
+    accepted(session, 6)
+    session.journal.close()
+    db = sqlite3.connect(path)  # as version 1 left it: no checkpoints table
+    db.execute("DROP TABLE checkpoints")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    journal, damaged = Journal.open_or_recover(path)
+    assert damaged is None
+    record = journal.unfinished_game()
+    assert record is not None
+    again = GameSession(session.rules, session.deck, record, journal, checkpoint_every=4)
+    assert again.count == 6 and again.state == session.state
+    accepted(again, 2)
+    assert journal.db.execute("PRAGMA user_version").fetchone() == (2,)
+    assert journal.checkpoint(record.id) is not None
+    agrees_with_the_journal(again)
