@@ -24,10 +24,10 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import enum
-import hashlib
 import io
 import logging
 import pickle
+import zlib
 from contextlib import nullcontext
 from types import MappingProxyType
 from typing import Any
@@ -155,7 +155,7 @@ class StateCodec:
     def __init__(self, first: Any):
         self._shared = _shared_objects(first)
         self._index = {id(value): number for number, value in enumerate(self._shared)}
-        digest = hashlib.sha256(_canonical(first).encode()).hexdigest()[:16]
+        digest = f"{zlib.crc32(_canonical(first).encode()):08x}"  # a guard against change, not against attack
         self.version = f"{CHECKPOINT_FORMAT}/{box.__version__}/{digest}"
         """Checkpoints of another version are not used (other code, another deck or setup)."""
 

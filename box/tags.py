@@ -16,7 +16,6 @@ that taps go through the real PN532 driver.
 from __future__ import annotations
 
 import csv
-import hashlib
 import logging
 import os
 import time
@@ -37,6 +36,8 @@ MAX_LINE = 128 * 1024  # csv's own field limit: a longer line is no tag
 
 def simulated_uid(game: str, card_id: str) -> bytes:
     """A stable made-up UID for a card in the simulator."""
+    import hashlib  # here, not at the top: only fakes need it, and it costs a start ~2 ms
+
     return b"\x04" + hashlib.sha1(f"{game}:{card_id}".encode()).digest()[:6]
 
 
