@@ -161,10 +161,14 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     journal, damaged = Journal.open_or_recover(state_dir / "journal.db")
     tags, _ = TagMap.load_or_recover(state_dir / TAGS_FILE)  # one that cannot be read is set aside (logged)
     if simulated:
-        from box.sim.world import load_decks
+
+        def decks():  # the simulator's module and the decks: loaded at the first tap
+            from box.sim.world import load_decks
+
+            return load_decks(settings.decks_dir).values()
 
         enrolled = tags
-        tags = TagMap.simulated(lambda: load_decks(settings.decks_dir).values())  # parsed at the first tap
+        tags = TagMap.simulated(decks)
         tags.merge(enrolled)
     settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
     box = Box(journal, tags, DiceCup(), settings, damaged=damaged)
