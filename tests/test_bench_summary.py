@@ -1,0 +1,37 @@
+"""The benchmarks' summary names every headline figure with its target and floor (benches themselves are not run here)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def test_the_summary_has_every_headline_figure_even_when_no_benchmark_ran(monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    run_all = importlib.import_module("run_all")
+    summary = run_all.headline({})
+    wanted = {
+        "ready_ratio",
+        "ready_after_long_game_ratio",
+        "undo_ms_long_game",
+        "idle_cpu_pct_tty",
+        "wakeups_per_s",
+        "input_to_display_p99_ms",
+        "rss_mb_50k",
+    }
+    assert wanted <= set(summary)
+    for name in wanted:
+        assert {"now", "target", "floor"} <= set(summary[name]) and summary[name]["target"] > 0
+    sys.modules.pop("run_all", None)
+
+
+def test_the_summary_reads_a_figure_and_its_floor(monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    run_all = importlib.import_module("run_all")
+    idle = {"cpu_percent_of_one_core": 0.05, "floor_one_thread_at_poll_rate": {"cpu_percent_of_one_core": 0.25}}
+    figure = run_all.headline({"idle": idle})["idle_cpu_pct_tty"]
+    assert (figure["now"], figure["floor"], figure["ratio_to_floor"]) == (0.05, 0.25, 0.2)
+    sys.modules.pop("run_all", None)
