@@ -322,3 +322,33 @@ def test_the_page_reads_the_journal_without_holding_up_the_box(state_dir: Path, 
             db.execute("DELETE FROM games")
     finally:
         box_journal.close()
+
+
+def test_finished_games_are_replayed_once_and_remembered_on_disk(state_dir: Path, monkeypatch) -> None:
+    from box.journal import Journal
+    from box.web.journal_view import HISTORY_FILE, JournalView
+
+    first = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE)
+    games, _ = first.history()
+    assert (state_dir / HISTORY_FILE).exists()
+    replayed: list[int] = []
+    replay = JournalView.replay
+
+    def counting(self, record, actions):
+        replayed.append(record.id)
+        return replay(self, record, actions)
+
+    monkeypatch.setattr(JournalView, "replay", counting)
+    again = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE)  # a restarted page
+    assert again.history()[0] == games
+    unfinished = [g.id for g in games if not g.finished]
+    assert replayed == unfinished  # only the game still open was replayed
+    journal = Journal(state_dir / "journal.db")  # the finished game changes (an undo in a journal...)
+    finished = next(g for g in games if g.finished)
+    journal.db.execute(
+        "UPDATE actions SET undone = 1 WHERE seq = (SELECT MAX(seq) FROM actions WHERE game = ?)", (finished.id,)
+    )
+    journal.close()
+    replayed.clear()
+    JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).history()
+    assert finished.id in replayed  # its summary no longer matches: replayed again

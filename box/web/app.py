@@ -34,7 +34,7 @@ from box.roster import ROSTER_FILE, UPLOADED_DECKS, Roster, load_roster, save_ro
 from box.tags import TAGS_FILE, TagMap
 from box.web import security
 from box.web.cards import check_deck_upload, check_tags_upload, deck_rows
-from box.web.journal_view import JOURNAL_FILE, JournalBusy, JournalView, player_stats
+from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView, player_stats
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
     templates.env.filters["card"] = lambda card_id, game: card_name(game, card_id)
     state_dir = settings.state_dir
     decks_dirs = tuple(d for d in (state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
-    view = JournalView(state_dir / JOURNAL_FILE, decks_dirs)
+    view = JournalView(state_dir / JOURNAL_FILE, decks_dirs, cache=state_dir / HISTORY_FILE)
     link = BoxLink(settings.control)
     pairing = security.Pairing(clock=monotonic)
     sessions = security.Sessions(state_dir / security.SESSIONS_FILE)
@@ -155,7 +155,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 
     def card_name(game: str | None, card_id: str) -> str:
         try:
-            return view.deck(game).name_of(card_id) if game else card_id
+            return view.card_list(game).name_of(card_id) if game else card_id
         except (KeyError, FileProblem):
             return card_id
 
@@ -298,7 +298,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
         decks = {}
         for game in GAMES:
             try:
-                decks[game] = deck_rows(view.deck(game), tags)
+                decks[game] = deck_rows(view.card_list(game), tags)
             except FileProblem as bad:
                 decks[game] = None
                 problem = problem or str(bad)
@@ -444,7 +444,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
                 return page(request, "cards.html", await cards_context(f"{card!r} is not in the roster", False), 400)
             command, args, label = "enrol-player", {"name": card}, f"player {card}"
         else:
-            if game not in GAMES or card not in view.deck(game):
+            if game not in GAMES or card not in view.card_list(game):
                 return page(request, "cards.html", await cards_context(f"No card {card!r} in {game!r}", False), 400)
             command, args, label = "enrol", {"game": game, "card": card}, card_name(game, card)
         if not await tell_box(command, **args):
@@ -469,7 +469,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
             return page(request, "cards.html", await cards_context("Choose a tag map file", ok=False), 400)
         data = await upload.read(settings.max_upload + 1)
         try:
-            tags = check_tags_upload(data, upload.filename or "upload.csv", view.deck)
+            tags = check_tags_upload(data, upload.filename or "upload.csv", view.card_list)
         except FileProblem as problem:
             return page(request, "cards.html", await cards_context(f"Not restored: {problem}", ok=False), 400)
         await run_in_threadpool(tags.save, state_dir / TAGS_FILE)
@@ -490,7 +490,7 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
             deck = await run_in_threadpool(check_deck_upload, game, data, upload.filename or f"{game}.csv", state_dir)
         except FileProblem as problem:
             return page(request, "cards.html", await cards_context(f"Not used: {problem}", ok=False), 400)
-        view.decks.clear()
+        view.forget_decks()
         told = await tell_box("decks-changed")
         message = f"{TITLES[game]}: {len(deck)} cards" + (", used from the next game" if told else "")
         return page(request, "cards.html", await cards_context(message))

@@ -34,7 +34,7 @@ def text_of(data: bytes, filename: str, error: type[ConfigError] | type[DeckErro
         raise error(filename, f"not UTF-8 text ({problem.reason} at byte {problem.start})") from None
 
 
-def check_tags_upload(data: bytes, filename: str, deck_of: Callable[[str], Deck]) -> TagMap:
+def check_tags_upload(data: bytes, filename: str, deck_of: Callable[[str], Any]) -> TagMap:
     """The tag map in an uploaded CSV (`uid,game,card`), every row checked; ConfigError for the first bad one."""
     rows = csv.reader(io.StringIO(text_of(data, filename)))
     tags = TagMap()
@@ -94,8 +94,8 @@ def check_deck_upload(game: str, data: bytes, filename: str, state_dir: Path) ->
     return deck
 
 
-def deck_rows(deck: Deck, tags: TagMap) -> dict[str, Any]:
-    """A deck's cards with their tags, for the Cards page."""
+def deck_rows(deck: Any, tags: TagMap) -> dict[str, Any]:
+    """`deck`: a Deck or the page's CardList (ids, names, path)."""
     cards = [(card_id, deck.name_of(card_id), tags.uid_of(deck.game, card_id)) for card_id in deck.cards]
     return {
         "cards": [(card_id, name, uid.hex() if uid else "") for card_id, name, uid in cards],

@@ -6,11 +6,15 @@ transaction and closes the connection at once, so it never holds a read
 transaction that would stop the box's WAL checkpoints.
 
 Finished games never change: their summaries (a replay through the game's own
-rules) are kept in memory by id, so the history page replays each game once.
+rules) are kept by id, in memory and in `web-history.json` in the state directory,
+so each game is replayed once, and a page that restarts imports no game's rules
+until a new game is finished. A summary is used again only while its game's row
+and its actions (count and last sequence number) are as they were.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import sqlite3
@@ -20,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from box.cards import Deck
+from box.cards import BUILTIN_DIR, Deck
+from box.errors import DeckError
 from box.games import GAMES, rules_for
 from box.games.base import Rejected, Setup
 from box.journal import GameRecord
@@ -29,6 +34,8 @@ from box.session import decode
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.db"
+HISTORY_FILE = "web-history.json"
+NAME_COLUMNS = {"deck-of-death": "title"}  # the column of a card's name, where it is not "name"
 
 
 class JournalBusy(Exception):
@@ -50,6 +57,32 @@ class GameSummary:
     winners: tuple[str, ...]
     figures: dict[str, dict[str, int]] = field(default_factory=dict)  # player -> figure -> value
 
+    def to_json(self) -> dict[str, Any]:
+        return {**self.__dict__, "players": list(self.players), "winners": list(self.winners)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameSummary:
+        return cls(**{**data, "players": tuple(data["players"]), "winners": tuple(data["winners"])})
+
+
+@dataclass(frozen=True)
+class CardList:
+    """A deck's ids and names only, read as plain CSV: enough to name cards, without the game's rules."""
+
+    game: str
+    names: dict[str, str]
+    path: str
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self.names
+
+    def name_of(self, card_id: str) -> str:
+        return self.names[card_id]
+
+    @property
+    def cards(self) -> dict[str, str]:
+        return self.names
+
 
 @dataclass
 class Snapshot:
@@ -59,16 +92,25 @@ class Snapshot:
     started: dict[int, str]
     values: dict[str, Any]
     actions: dict[int, list[tuple[int, dict[str, Any]]]]
+    keys: dict[int, str] = field(default_factory=dict)  # game -> what its summary must match
 
 
 class JournalView:
     """Read the box's journal without ever writing to it or holding it open."""
 
-    def __init__(self, path: Path, decks_dirs: tuple[Path, ...] = ()):
+    def __init__(self, path: Path, decks_dirs: tuple[Path, ...] = (), cache: Path | None = None):
         self.path = path
         self.decks_dirs = decks_dirs  # where uploaded or configured decks live, first match wins
-        self.summaries: dict[int, GameSummary] = {}
+        self.cache = cache
+        self.summaries: dict[int, tuple[str, GameSummary]] = {}  # game -> (its key, its summary)
         self.decks: dict[tuple[str, str | None], Deck] = {}
+        self.lists: dict[str, CardList] = {}
+        if cache is not None and cache.exists():
+            try:
+                data = json.loads(cache.read_text(encoding="utf-8"))
+                self.summaries = {int(k): (v["key"], GameSummary.from_json(v["summary"])) for k, v in data.items()}
+            except (OSError, ValueError, KeyError, TypeError) as problem:
+                log.warning("history cache %s not used: %s", cache, problem)
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection | None]:
@@ -118,30 +160,55 @@ class JournalView:
                     values[key] = json.loads(value)
                 except json.JSONDecodeError:
                     continue
-            wanted = [
-                g.id
-                for g in games
-                if (not g.finished if with_actions == "unfinished" else g.finished and g.id not in self.summaries)
-            ]
+            keys = {}
             if with_actions == "new":
-                wanted += [g.id for g in games if not g.finished]
+                counts = {
+                    game: f"{count}:{last}"
+                    for game, count, last in db.execute(
+                        "SELECT game, COUNT(*), MAX(seq) FROM actions WHERE undone = 0 GROUP BY game"
+                    )
+                }
+                keys = {g.id: json.dumps([g.name, g.players, g.options, g.decks, counts.get(g.id)]) for g in games}
+                wanted = [g.id for g in games if not g.finished or self.summaries.get(g.id, ("",))[0] != keys[g.id]]
+            else:
+                wanted = [g.id for g in games if not g.finished]
             actions: dict[int, list[tuple[int, dict[str, Any]]]] = {}
             for game_id in wanted:
                 rows = db.execute(
                     "SELECT seq, action FROM actions WHERE game = ? AND undone = 0 ORDER BY seq", (game_id,)
                 )
                 actions[game_id] = [(seq, json.loads(text)) for seq, text in rows]
-            return Snapshot(games, started, values, actions)
+            return Snapshot(games, started, values, actions, keys)
 
     # ----- replays ----------------------------------------------------------------------------
+
+    def folder(self, game: str, decks: str | None = None) -> Path | None:
+        folders = ([Path(decks)] if decks else []) + list(self.decks_dirs)
+        return next((f for f in folders if (f / f"{game}.csv").exists()), None)
+
+    def card_list(self, game: str) -> CardList:
+        """A deck's ids and names (the page's folders, else built in), without importing the game's rules."""
+        if game not in self.lists:
+            path = (self.folder(game) or BUILTIN_DIR) / f"{game}.csv"
+            column = NAME_COLUMNS.get(game, "name")
+            try:
+                with open(path, encoding="utf-8-sig", newline="") as handle:
+                    lines = (line for line in handle if line.strip() and not line.lstrip().startswith("#"))
+                    names = {row["id"].strip(): (row.get(column) or "").strip() for row in csv.DictReader(lines)}
+            except (OSError, UnicodeDecodeError, KeyError, csv.Error) as problem:
+                raise DeckError(path, f"cannot read the deck: {problem}") from None
+            self.lists[game] = CardList(game, names, str(path))
+        return self.lists[game]
+
+    def forget_decks(self) -> None:
+        self.decks.clear()
+        self.lists.clear()
 
     def deck(self, game: str, decks: str | None = None) -> Deck:
         """The deck a game was played with (its journaled folder), else the page's folders, else built in."""
         key = (game, decks)
         if key not in self.decks:
-            folders = ([Path(decks)] if decks else []) + list(self.decks_dirs)
-            folder = next((f for f in folders if (f / f"{game}.csv").exists()), None)
-            self.decks[key] = rules_for(game).load_deck(folder)
+            self.decks[key] = rules_for(game).load_deck(self.folder(game, decks))
         return self.decks[key]
 
     def replay(self, record: GameRecord, actions: list[tuple[int, dict[str, Any]]]) -> tuple[Any, GameSummary]:
@@ -186,11 +253,13 @@ class JournalView:
     def history(self) -> tuple[list[GameSummary], dict[str, Any]]:
         """Every game, newest first (finished ones replayed once, then remembered), and the box's values."""
         snap = self.snapshot("new")
-        games = []
+        games, learnt = [], False
         for record in snap.games:
             if record.name not in GAMES:
                 continue
-            summary = self.summaries.get(record.id) if record.finished else None
+            key = snap.keys.get(record.id, "")
+            cached = self.summaries.get(record.id)
+            summary = cached[1] if record.finished and cached is not None and cached[0] == key else None
             if summary is None:
                 try:
                     _, summary = self.replay(record, snap.actions.get(record.id, []))
@@ -208,9 +277,24 @@ class JournalView:
                         (),
                     )
                 if record.finished:
-                    self.summaries[record.id] = summary
+                    self.summaries[record.id] = (key, summary)
+                    learnt = True
             games.append(with_date(summary, snap.started.get(record.id)))
+        if learnt:
+            self.keep()
         return games[::-1], snap.values
+
+    def keep(self) -> None:
+        """Write the summaries of finished games to the cache file (atomically; a failure is only logged)."""
+        if self.cache is None:
+            return
+        from box.roster import write_atomically
+
+        data = {str(k): {"key": key, "summary": s.to_json()} for k, (key, s) in self.summaries.items()}
+        try:
+            write_atomically(self.cache, json.dumps(data, separators=(",", ":")))
+        except OSError as problem:
+            log.warning("history cache not written: %s", problem)
 
     def current(self) -> dict[str, Any]:
         """The state dump of the game in play, rebuilt from the journal (the box is not running)."""
