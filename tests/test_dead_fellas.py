@@ -10,8 +10,7 @@ import pytest
 
 from box.games.base import Press, Rejected, Roll, Setup, Sound, Step, Tap
 from box.games.dead_fellas import RULES
-from box.games.dead_fellas.board import Board, Mook
-from box.games.dead_fellas.state import Game, Playing, choices
+from box.games.dead_fellas.state import Board, Game, Mook, Playing, choices
 
 DECK = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
 OK, BACK, UP, DOWN = Press("ok"), Press("back"), Press("up"), Press("down")

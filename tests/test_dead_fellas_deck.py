@@ -9,7 +9,7 @@ import pytest
 
 from box.errors import DeckError
 from box.games.dead_fellas import RULES
-from box.games.dead_fellas.deck import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY
+from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY
 
 HEADER = "id,name,kind,slot,hits,text\n"
 MOOKS = "".join(f"dfm{n},Mook {n},mook,,1,x\n" for n in range(6))

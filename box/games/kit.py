@@ -1,4 +1,4 @@
-"""The games' building blocks: one list with a cursor, one window, text fitting, small helpers.
+"""The games' building blocks: the rulebook and its phase table, one list with a cursor, one window, text fitting.
 
 Every list on the box behaves the same way (`Picker`): UP moves the cursor one line up, DOWN one
 line down, and both **wrap round** at the ends (UP on the first line goes to the last), so a long
@@ -18,16 +18,76 @@ The layout constants come from `box.words` (21 characters a line, 5 text lines).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
-from box.games.base import Option
+from box.cards import Deck
+from box.games.base import Action, Option, Rejected, Setup, Step, View
 from box.words import LINE_CHARS, TEXT_LINES
 
+S = TypeVar("S")  # a game's state
 T = TypeVar("T")
 
 MOVES = {"up": -1, "down": 1}  # the buttons that move a cursor, and which way
+
+
+class Stage(NamedTuple, Generic[S]):
+    """One row of a game's phase table: how the phase answers an input, and what it shows.
+
+    Every game declares `PHASES = {phase: Stage(handler, screen), ...}` in its rules; `apply`
+    answers the inputs every phase shares, then hands the rest to the phase's `handle`.
+    """
+
+    handle: Callable[[S, Action], Step[S] | Rejected]
+    screen: Callable[[S], View]
+
+
+def expect(phase: object, kind: type[T]) -> T:
+    """`phase`, which the phase table promises is a `kind` (a handler's typed view of its own phase).
+
+    >>> expect(3, int)
+    3
+    """
+    assert isinstance(phase, kind), f"{phase!r} is no {kind.__name__}"
+    return phase
+
+
+def never(state: object) -> bool:
+    """`wants_roll` of a game without dice."""
+    return False
+
+
+@dataclass(frozen=True)
+class Rulebook(Generic[S]):
+    """A game's `RULES` (the `box.games.base.Rules` contract): its names and its pure functions.
+
+    >>> book = Rulebook("coin", "Coin", (1, 2), (), load_deck=lambda directory=None: None,
+    ...                 new=lambda setup, deck: 0, apply=lambda state, action: Rejected("no"),
+    ...                 view=lambda state: View("Coin"), dump=lambda state: {}, is_over=lambda state: False)
+    >>> book.min_players, book.max_players, book.wants_roll(0)
+    (1, 2, False)
+    """
+
+    name: str  # the canonical name: "dead-set"
+    title: str  # as the menu shows it
+    players: tuple[int, int]  # the fewest and the most
+    options: tuple[Option, ...]
+    load_deck: Callable[..., Deck]  # (directory=None): `<directory>/<name>.csv`, or the built-in deck
+    new: Callable[[Setup, Deck], S]
+    apply: Callable[[S, Action], Step[S] | Rejected]
+    view: Callable[[S], View]
+    dump: Callable[[S], dict[str, Any]]
+    is_over: Callable[[S], bool]
+    wants_roll: Callable[[S], bool] = never
+
+    @property
+    def min_players(self) -> int:
+        return self.players[0]
+
+    @property
+    def max_players(self) -> int:
+        return self.players[1]
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,9 @@ import json
 from collections import Counter
 
 from box.games.base import Action, Press
-from box.games.dead_fellas import RULES
-from box.games.dead_fellas.deck import FUGAZI, SLOTS
-from box.games.dead_fellas.plays import Whacked
-from box.games.dead_fellas.state import WIN_SCORE, Chain, Game, Target
+from box.games.dead_fellas.cards import FUGAZI, SLOTS
+from box.games.dead_fellas.rules import RULES
+from box.games.dead_fellas.state import WIN_SCORE, Chain, Game, Target, Whacked
 from box.words import TEXT_LINES
 
 

@@ -1,16 +1,286 @@
-"""The game state: who sits where, the board, the phase of the turn, the last cancellable play.
+"""The state of a Dead Fellas game: the table (`Board`), the plays a Fuhgeddaboutit can cancel, the phase.
 
-Phases are small frozen values; a phase that offers a choice keeps its cursor,
+The table as the box knows it (`Board`): Mooks in front of each seat, their items, score piles,
+discards.
+
+The box never sees hands or the two draw decks. It knows a card once it is
+tapped, and counts the Mook deck down from the deck data: every Mook is either
+still in the Mook deck, in front of a player, or in a score pile.
+
+>>> from box.games.dead_fellas.cards import Card
+>>> cards = {"dfm1": Card("dfm1", "Sal", "mook", None, 2, ""),
+...          "dfw1": Card("dfw1", "Gun", "item", "weapon", 3, "")}
+>>> board = Board.empty(cards, seats=2).add_mook(0, Mook("dfm1"))
+>>> board = board.equip("dfm1", "weapon", "dfw1")
+>>> board.total(board.mooks[0][0]), board.mooks_left()
+(5, 0)
+
+The plays a Fuhgeddaboutit can cancel: a whack, an item, an action card. Each play remembers what it changed so that `cancel` can put the board back
+(cards it sent to the discard pile come back, the cancelled card is discarded).
+
+>>> play = Equipped(card="dfw1", mook="dfm1", slot="weapon", replaced=None)
+>>> play.describe(board)
+'Gun on Sal'
+>>> play.cancel(board).mooks[0][0].weapon, play.cancel(board).discard
+(None, ('dfw1',))
+
+The game (`Game`): who sits where, the board, the phase of the turn, the last cancellable play. Phases are small frozen values; a phase that offers a choice keeps its cursor,
 and `choices(game)` lists what it offers (the screen and the rules share it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from box.games.dead_fellas.board import Board, Mook
-from box.games.dead_fellas.deck import BOOST, FUGAZI, SLOTS
-from box.games.dead_fellas.plays import Play
+from box.games.dead_fellas.cards import BOOST, FUGAZI, SLOTS, Card
+from box.games.kit import fit, set_at
+from box.words import LINE_CHARS
+
+# --- the table -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mook:
+    """A Mook in front of a player, with the id of the item in each slot (or None)."""
+
+    card: str
+    face_up: bool = True
+    weapon: str | None = None
+    disguise: str | None = None
+    vehicle: str | None = None
+
+    def item(self, slot: str) -> str | None:
+        return getattr(self, slot)
+
+    def with_item(self, slot: str, card: str | None) -> Mook:
+        return replace(self, **{slot: card})
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The item ids on this Mook, in slot order."""
+        return tuple(card for card in (self.weapon, self.disguise, self.vehicle) if card is not None)
+
+    @property
+    def armed(self) -> bool:
+        """Face up with a weapon, a disguise and a vehicle: ready to whack."""
+        return self.face_up and len(self.items) == len(SLOTS)
+
+
+@dataclass(frozen=True)
+class Board:
+    """Per seat: the Mooks in front and the score pile; and the Mafia discards the box knows."""
+
+    cards: Mapping[str, Card] = field(compare=False, repr=False)
+    mooks: tuple[tuple[Mook, ...], ...]
+    piles: tuple[tuple[str, ...], ...]
+    discard: tuple[str, ...] = ()  # oldest first
+
+    @classmethod
+    def empty(cls, cards: Mapping[str, Card], seats: int) -> Board:
+        return cls(cards=cards, mooks=((),) * seats, piles=((),) * seats)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def hits(self, card: str) -> int:
+        return self.cards[card].hits
+
+    def total(self, mook: Mook) -> int:
+        """The Mook's hits plus its items' hits (Fugazi counts 0)."""
+        return self.hits(mook.card) + sum(self.item_hits(item) for item in mook.items)
+
+    def item_hits(self, card: str) -> int:
+        return self.cards[card].hits if self.cards[card].kind == "item" else 0
+
+    def score(self, seat: int) -> int:
+        """Mook hits in the seat's score pile (items never count)."""
+        return sum(self.hits(card) for card in self.piles[seat])
+
+    def mooks_left(self) -> int:
+        """Mooks still in the Mook deck: the deck's Mooks minus those in front or in score piles."""
+        known = sum(len(row) for row in self.mooks) + sum(len(pile) for pile in self.piles)
+        return sum(1 for card in self.cards.values() if card.kind == "mook") - known
+
+    def is_out(self, seat: int) -> bool:
+        """No Mooks in front and none left to recruit."""
+        return not self.mooks[seat] and self.mooks_left() == 0
+
+    def find(self, card: str) -> tuple[int, int] | None:
+        """(seat, index) of the Mook `card`, or of the Mook carrying the item `card`."""
+        for seat, row in enumerate(self.mooks):
+            for index, mook in enumerate(row):
+                if card == mook.card or card in mook.items:
+                    return seat, index
+        return None
+
+    def mook(self, card: str) -> Mook:
+        seat, index = self.find(card) or (None, None)
+        if seat is None or index is None:
+            raise KeyError(card)
+        return self.mooks[seat][index]
+
+    def owner(self, card: str) -> int:
+        """The seat with the Mook `card` (or carrying the item `card`) in front."""
+        place = self.find(card)
+        if place is None:
+            raise KeyError(card)
+        return place[0]
+
+    def in_play(self, card: str) -> bool:
+        """In front of a player (as a Mook or an item) or in a score pile."""
+        return self.find(card) is not None or any(card in pile for pile in self.piles)
+
+    # --- changing ------------------------------------------------------------------------
+
+    def _with_row(self, seat: int, row: tuple[Mook, ...]) -> Board:
+        return replace(self, mooks=set_at(self.mooks, seat, row))
+
+    def add_mook(self, seat: int, mook: Mook, index: int | None = None) -> Board:
+        row = self.mooks[seat]
+        at = len(row) if index is None else index
+        return self._with_row(seat, (*row[:at], mook, *row[at:]))
+
+    def remove_mook(self, card: str) -> Board:
+        seat = self.owner(card)
+        return self._with_row(seat, tuple(mook for mook in self.mooks[seat] if mook.card != card))
+
+    def put_mook(self, mook: Mook) -> Board:
+        """Replace the Mook with the same card by `mook`."""
+        seat, index = self.find(mook.card) or (0, 0)
+        return self._with_row(seat, set_at(self.mooks[seat], index, mook))
+
+    def flip_up(self, seat: int) -> Board:
+        return self._with_row(seat, tuple(replace(mook, face_up=True) for mook in self.mooks[seat]))
+
+    def equip(self, mook: str, slot: str, item: str | None) -> Board:
+        """Put `item` (or nothing) in the Mook's slot; the item it replaces is discarded."""
+        target = self.mook(mook)
+        replaced = target.item(slot)
+        board = self.put_mook(target.with_item(slot, item))
+        return board.to_discard(replaced) if replaced is not None else board
+
+    def to_pile(self, seat: int, card: str) -> Board:
+        return replace(self, piles=set_at(self.piles, seat, (*self.piles[seat], card)))
+
+    def from_pile(self, seat: int, card: str) -> Board:
+        pile = tuple(kept for kept in self.piles[seat] if kept != card)
+        return replace(self, piles=set_at(self.piles, seat, pile))
+
+    def to_discard(self, *cards: str) -> Board:
+        return replace(self, discard=(*self.discard, *cards))
+
+    def from_discard(self, card: str) -> Board:
+        return replace(self, discard=tuple(kept for kept in self.discard if kept != card))
+
+
+# --- the plays a Fuhgeddaboutit can cancel ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Equipped:
+    """An item (or a Fugazi) put on a Mook, replacing `replaced`."""
+
+    card: str
+    mook: str
+    slot: str
+    replaced: str | None
+
+    def describe(self, board: Board) -> str:
+        return f"{board.cards[self.card].name} on {board.cards[self.mook].name}"
+
+    def cancel(self, board: Board) -> Board:
+        board = board.put_mook(board.mook(self.mook).with_item(self.slot, self.replaced))
+        if self.replaced is not None:
+            board = board.from_discard(self.replaced)
+        return board.to_discard(self.card)
+
+
+@dataclass(frozen=True)
+class Boosted:
+    """A Boost: `item` moved from the Mook `source` to the Mook `target`, replacing `replaced`."""
+
+    card: str
+    item: str
+    source: str
+    target: str
+    slot: str
+    replaced: str | None
+
+    def describe(self, board: Board) -> str:
+        return f"Boost {board.cards[self.item].name} to {board.cards[self.target].name}"
+
+    def cancel(self, board: Board) -> Board:
+        board = board.put_mook(board.mook(self.target).with_item(self.slot, self.replaced))
+        if self.replaced is not None:
+            board = board.from_discard(self.replaced)
+        return board.put_mook(board.mook(self.source).with_item(self.slot, self.item))
+
+
+@dataclass(frozen=True)
+class Whacked:
+    """The Mook `attacker` (seat `by`) whacked `target` (seat `seat`, at `position`).
+
+    `evidence` is the attacker's item discarded afterwards (None until chosen).
+    """
+
+    attacker: str
+    by: int
+    target: Mook
+    seat: int
+    position: int
+    evidence: str | None = None
+    evidence_slot: str | None = None
+
+    def describe(self, board: Board) -> str:
+        return f"{board.cards[self.attacker].name} whacks {board.cards[self.target.card].name}"
+
+    def cancel(self, board: Board) -> Board:
+        board = board.from_pile(self.by, self.target.card).add_mook(self.seat, self.target, self.position)
+        for item in self.target.items:
+            board = board.from_discard(item)
+        if self.evidence is not None and self.evidence_slot is not None:
+            attacker = board.mook(self.attacker).with_item(self.evidence_slot, self.evidence)
+            board = board.from_discard(self.evidence).put_mook(attacker)
+        return board
+
+
+@dataclass(frozen=True)
+class TookFromDiscard:
+    """An I Know A Guy: `taken` left the discard pile for a hand (None: a card the box did not list)."""
+
+    card: str
+    taken: str | None
+
+    def describe(self, board: Board) -> str:
+        taken = board.cards[self.taken].name if self.taken else "a card"
+        return f"Guy gets {taken}"
+
+    def cancel(self, board: Board) -> Board:
+        """The card goes back to the discard pile, unless it was played already (then nothing)."""
+        if self.taken is None or self.taken in board.discard:
+            return board
+        return board.to_discard(self.taken)
+
+
+@dataclass(frozen=True)
+class TablePlayed:
+    """An action card the table resolves itself; cancelling it is up to the table too."""
+
+    card: str
+
+    def describe(self, board: Board) -> str:
+        return board.cards[self.card].name
+
+    def cancel(self, board: Board) -> Board:
+        return board
+
+
+CardPlay = Equipped | Boosted | TookFromDiscard | TablePlayed  # a play made with a Mafia card
+Play = CardPlay | Whacked
+
+
+# --- the phases and the game --------------------------------------------------------------
 
 WIN_SCORE = 10
 DEALT_MOOKS = 3
@@ -145,15 +415,14 @@ class Choice:
 def mook_label(game: Game, mook: Mook, owner: int | None = None) -> str:
     """A Mook on one screen line: owner, name, items held (W D V) and total hits.
 
-    >>> from box.games.dead_fellas.deck import Card
     >>> board = Board.empty({"dfm1": Card("dfm1", "Vinnie Bones", "mook", None, 2, "")}, 2)
     >>> mook_label(Game(("Ann", "Bob"), board, Deal()), Mook("dfm1"), owner=1)
-    'Bob Vinnie Bone --- 2'
+    'Bob Vinnie~ --- 2'
     """
     letters = "".join(letter if mook.item(slot) else "-" for letter, slot in zip("WDV", SLOTS, strict=True))
-    prefix = f"{game.players[owner][:4]} " if owner not in (None, game.turn) else ""
+    prefix = f"{fit(game.players[owner], 4)} " if owner not in (None, game.turn) else ""
     suffix = f" {letters} {game.board.total(mook)}"
-    return prefix + game.name(mook.card)[: 21 - len(prefix) - len(suffix)] + suffix
+    return prefix + fit(game.name(mook.card), LINE_CHARS - len(prefix) - len(suffix)) + suffix
 
 
 def attackers(game: Game, done: tuple[str, ...]) -> tuple[Mook, ...]:
@@ -215,7 +484,7 @@ def choices(game: Game) -> tuple[Choice, ...]:
         return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in targets(game, attacker))
     if isinstance(phase, Evidence):
         attacker = game.board.mook(phase.attacker)
-        return tuple(Choice(f"{slot}: {game.name(attacker.item(slot) or '')}"[:21], slot) for slot in SLOTS)
+        return tuple(Choice(fit(f"{slot}: {game.name(attacker.item(slot) or '')}"), slot) for slot in SLOTS)
     if isinstance(phase, Picking):
         return picking_choices(game, phase)
     return ()
@@ -227,12 +496,44 @@ def picking_choices(game: Game, phase: Picking) -> tuple[Choice, ...]:
     if phase.step == "item":
         return tuple(
             Choice(
-                f"{game.players[seat][:4]} {game.name(mook.item(slot) or '')}"[:18] + f" {slot[0].upper()}",
+                fit(f"{fit(game.players[seat], 4)} {game.name(mook.item(slot) or '')}", LINE_CHARS - 3)
+                + f" {slot[0].upper()}",
                 mook.item(slot),
             )
             for seat, mook, slot in boostable(game)
         )
     if phase.step == "discard":
         known = tuple(card for card in reversed(game.board.discard) if card != phase.card)
-        return (*(Choice(game.name(card)[:21], card) for card in known), Choice("A card not listed", None))
+        return (*(Choice(fit(game.name(card)), card) for card in known), Choice("A card not listed", None))
     return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in receivers(game, phase))
+
+
+def dump(game: Game) -> dict[str, Any]:
+    """The state as JSON-ready data; player names are the keys (see docs/games/dead-fellas.md)."""
+    board = game.board
+    phase = game.phase
+    over = isinstance(phase, Over)
+    return {
+        "current_player": None if over else game.player,
+        "over": over,
+        "winners": [game.players[phase.winner]] if isinstance(phase, Over) else [],
+        "phase": type(phase).__name__.lower(),
+        "score": {name: board.score(seat) for seat, name in enumerate(game.players)},
+        "score_piles": {name: list(board.piles[seat]) for seat, name in enumerate(game.players)},
+        "mooks": {
+            name: [
+                {
+                    "card": mook.card,
+                    "face_up": mook.face_up,
+                    "items": {slot: mook.item(slot) for slot in SLOTS},
+                    "total": board.total(mook),
+                }
+                for mook in board.mooks[seat]
+            ]
+            for seat, name in enumerate(game.players)
+        },
+        "discard_pile": list(board.discard),
+        "mook_deck": board.mooks_left(),
+        "out": [name for seat, name in enumerate(game.players) if board.is_out(seat)],
+        "chain": list(phase.cards) if isinstance(phase, Chain) else [],
+    }

@@ -19,20 +19,15 @@ Rejected(reason='Ann took it this round')
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from itertools import pairwise
-from pathlib import Path
-from typing import Any
 
 from box.cards import Deck
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_set import cards, screens
 from box.games.dead_set.state import BUST_OVER, GRAVEYARD_SLOTS, OPTIONS, HouseRules, Phase, Result, State, dump
-from box.games.kit import fit, set_at
+from box.games.kit import Rulebook, Stage, fit, set_at
 from box.words import LINE_CHARS
-
-Handler = Callable[[State, Action], Step[State] | Rejected]
 
 
 def in_order(ages: list[int], strict: bool) -> bool:
@@ -48,12 +43,17 @@ def in_order(ages: list[int], strict: bool) -> bool:
 def apply(state: State, action: Action) -> Step[State] | Rejected:
     """The game after `action`, or why it is refused (the state is never changed)."""
     if state.phase is Phase.OVER:
-        return Rejected("The game is over")
+        return _over(state, action)
     if isinstance(action, Roll):
         return Rejected("Dead Set needs no dice")
     if isinstance(action, Tap) and action.card not in state.deck:
         return Rejected("Not a Dead Set card")
-    return PHASES[state.phase](state, action)
+    return PHASES[state.phase].handle(state, action)
+
+
+def view(state: State) -> View:
+    """The screen for the current phase."""
+    return PHASES[state.phase].screen(state)
 
 
 # --- the round: twist or stick ---------------------------------------------------------
@@ -220,9 +220,6 @@ def _graveyard_empty(state: State) -> Step[State]:
     return _advance(replace(state, graveyard=0, notice="Graveyard empty"), (Sound.CLICK,))
 
 
-PHASES: dict[Phase, Handler] = {Phase.PLAY: _play, Phase.REVEAL: _reveal, Phase.BONUS: _bonus}
-
-
 def _win(state: State) -> Step[State] | None:
     """The game over the moment the player being scored owns `target` cards, else None."""
     if len(state.owned[state.seat]) < state.house.target:
@@ -248,51 +245,38 @@ def _new_round(state: State) -> State:
     )
 
 
-class DeadSetRules:
-    """The Dead Set rules for the box (see box.games.base.Rules)."""
-
-    name = cards.NAME
-    title = "Dead Set"
-    min_players = 2
-    max_players = 6
-    options = OPTIONS
-
-    def load_deck(self, directory: Path | str | None = None) -> Deck:
-        """`<directory>/dead-set.csv`, or the built-in deck."""
-        return cards.load_deck(directory)
-
-    def new(self, setup: Setup, deck: Deck) -> State:
-        """Round 1, the first named player to twist or stick; ValueError for repeated names."""
-        players = tuple(setup.players)
-        if len(set(players)) != len(players):
-            raise ValueError("Dead Set players need different names")
-        empty = tuple(() for _ in players)
-        return State(
-            players=players,
-            deck=deck,
-            house=HouseRules.from_options(setup.options),
-            owned=empty,
-            taken=empty,
-            stuck=tuple(False for _ in players),
-            results=tuple(None for _ in players),
-            notice=f"Round 1: {players[0]} starts",
-        )
-
-    def apply(self, state: State, action: Action) -> Step[State] | Rejected:
-        return apply(state, action)
-
-    def wants_roll(self, state: State) -> bool:
-        """Never: Dead Set has no dice."""
-        return False
-
-    def is_over(self, state: State) -> bool:
-        return state.phase is Phase.OVER
-
-    def view(self, state: State) -> View:
-        return screens.view(state)
-
-    def dump(self, state: State) -> dict[str, Any]:
-        return dump(state)
+def _over(state: State, action: Action) -> Rejected:
+    return Rejected("The game is over")
 
 
-RULES = DeadSetRules()
+PHASES: dict[Phase, Stage[State]] = {
+    Phase.PLAY: Stage(_play, screens.play),
+    Phase.REVEAL: Stage(_reveal, screens.reveal),
+    Phase.BONUS: Stage(_bonus, screens.bonus),
+    Phase.OVER: Stage(_over, screens.over),
+}
+
+
+def new(setup: Setup, deck: Deck) -> State:
+    """Round 1, the first named player to twist or stick; ValueError for repeated names."""
+    players = tuple(setup.players)
+    if len(set(players)) != len(players):
+        raise ValueError("Dead Set players need different names")
+    empty = tuple(() for _ in players)
+    return State(
+        players=players,
+        deck=deck,
+        house=HouseRules.from_options(setup.options),
+        owned=empty,
+        taken=empty,
+        stuck=tuple(False for _ in players),
+        results=tuple(None for _ in players),
+        notice=f"Round 1: {players[0]} starts",
+    )
+
+
+def is_over(state: State) -> bool:
+    return state.phase is Phase.OVER
+
+
+RULES = Rulebook(cards.NAME, "Dead Set", (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)

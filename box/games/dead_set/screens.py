@@ -1,30 +1,23 @@
-"""What the OLED shows in each phase of Dead Set: the turn and the scoreboard, the reveal, the bonus."""
+"""What the OLED shows in each phase of Dead Set (the phase table in `rules` names them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from box.games.base import View
-from box.games.dead_set.state import Phase, State
+from box.games.dead_set.state import State
 from box.games.kit import fit
 from box.words import LINE_CHARS
 
 AGE_ROOM = LINE_CHARS - 4  # a revealed card's name beside its age
 
 
-def view(state: State) -> View:
-    """The screen for the current phase."""
-    return SCREENS[state.phase](state)
-
-
-def _play(state: State) -> View:
+def play(state: State) -> View:
     name = state.players[state.seat]
     taken = len(state.taken[state.seat])
     lines = ("Tap: twist  OK: stick", f"Taken this round: {taken}", *_scoreboard(state))
     return View(fit(f"R{state.round} {name}'s turn"), lines, notice=state.notice)
 
 
-def _reveal(state: State) -> View:
+def reveal(state: State) -> View:
     name = state.players[state.seat]
     count = len(state.taken[state.seat])
     shown = [f"{fit(state.deck.name_of(card), AGE_ROOM):<{AGE_ROOM}} {state.deck[card]:>3}" for card in state.revealed]
@@ -33,25 +26,17 @@ def _reveal(state: State) -> View:
     return View(fit(f"{name}: youngest 1st"), lines, cursor=cursor, notice=state.notice)
 
 
-def _bonus(state: State) -> View:
+def bonus(state: State) -> View:
     name = state.players[state.seat]
     why = "Highest total!" if state.high_bonus_done else "Order correct!"
     lines = (why, "Take a graveyard card", f"and tap it ({state.graveyard} left)", "BACK: graveyard empty")
     return View(fit(f"{name}: bonus card"), lines, notice=state.notice)
 
 
-def _over(state: State) -> View:
+def over(state: State) -> View:
     assert state.winner is not None
     lines = (f"{state.players[state.winner]} wins!", f"{state.house.target} celebrities", *_scoreboard(state))
     return View("Game over", lines, cursor=0, notice=state.notice)
-
-
-SCREENS: dict[Phase, Callable[[State], View]] = {
-    Phase.PLAY: _play,
-    Phase.REVEAL: _reveal,
-    Phase.BONUS: _bonus,
-    Phase.OVER: _over,
-}
 
 
 def _scoreboard(state: State) -> list[str]:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 from box.cards import Deck
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
@@ -36,10 +34,9 @@ from box.games.deadlines.state import (
     dump,
     value_of,
 )
-from box.games.kit import moved, set_at
+from box.games.kit import MOVES, Rulebook, Stage, expect, moved, set_at
 
 Result = Step[Game] | Rejected
-Handler = Callable[[Game, Action], Result]
 
 
 def apply(game: Game, action: Action) -> Result:
@@ -48,7 +45,12 @@ def apply(game: Game, action: Action) -> Result:
         return Rejected("Deadlines uses no dice")
     if isinstance(action, Tap) and (action.card not in game.deck or action.reader not in READER_COLUMN):
         return Rejected("Not a Deadlines card or reader")  # the service filters these: a safety net
-    return PHASES[type(game.phase)](game, action)
+    return PHASES[type(game.phase)].handle(game, action)
+
+
+def view(game: Game) -> View:
+    """The screen for `game`'s phase; `notice` carries the last result."""
+    return PHASES[type(game.phase)].screen(game)
 
 
 # --- setup -------------------------------------------------------------------
@@ -72,8 +74,7 @@ def _starting(game: Game, action: Action) -> Result:
 
 
 def _drawing(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Drawing)
+    phase = expect(game.phase, Drawing)
     may_stop = game.options.streak == "may" and phase.placed > 0
     if isinstance(action, Press):
         if action.button == "ok" and may_stop:
@@ -92,18 +93,16 @@ def _drawing(game: Game, action: Action) -> Result:
 
 
 def _attempting(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Attempting)
-    if isinstance(action, Tap):
-        return Rejected("Answer with UP/DOWN and OK")
-    if action.button in ("up", "down"):
-        return _move_choice(game, phase, action.button, 2)
-    if action.button == "ok":
+    phase = expect(game.phase, Attempting)
+
+    def attempt() -> Result:
         placing = _start_placing(game, phase.card, phase.column, phase.choice == 0, phase.placed)
         return Step(replace(game, phase=placing), (Sound.CLICK,))
-    if action.button == "back":
+
+    def back() -> Result:
         return Step(replace(game, phase=Drawing(phase.placed), notice="Card taken back"), (Sound.CLICK,))
-    return Rejected("Answer with UP/DOWN and OK")
+
+    return _answer(game, phase, action, 2, "Answer with UP/DOWN and OK", attempt, back)
 
 
 def _start_placing(game: Game, card: str, column: int, attempt: bool, placed: int) -> Placing:
@@ -112,8 +111,7 @@ def _start_placing(game: Game, card: str, column: int, attempt: bool, placed: in
 
 
 def _placing_step(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Placing)
+    phase = expect(game.phase, Placing)
     if isinstance(action, Tap):
         return Rejected("Place the card: UP/DOWN, OK")
     if action.button in ("up", "down"):
@@ -172,15 +170,14 @@ def _reveal(game: Game, phase: Placing) -> Result:
 
 
 def _judging(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Judging)
-    if isinstance(action, Press) and action.button in ("up", "down"):
-        return _move_choice(game, phase, action.button, 2)
-    if isinstance(action, Press) and action.button == "ok":
+    phase = expect(game.phase, Judging)
+
+    def judged() -> Result:
         if phase.choice == 1:
             return _after_right(replace(game, notice="Wrong cause: no reward"), phase.placed, (Sound.CLICK,))
         return _reward(game, phase.placed)
-    return Rejected("The judge answers: UP/DOWN, OK")
+
+    return _answer(game, phase, action, 2, "The judge answers: UP/DOWN, OK", judged)
 
 
 def _reward(game: Game, placed: int) -> Result:
@@ -203,16 +200,15 @@ def _reward(game: Game, placed: int) -> Result:
 
 
 def _rewarding(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Rewarding)
-    if isinstance(action, Press) and action.button in ("up", "down"):
-        return _move_choice(game, phase, action.button, 2)
-    if isinstance(action, Press) and action.button == "ok":
+    phase = expect(game.phase, Rewarding)
+
+    def chosen() -> Result:
         if phase.choice == 0:
             return _after_right(_discard(game), phase.placed, (Sound.CLICK,))
         targets = tuple(p for p in game.survivors if p != game.turn)
         return _pick_target(game, phase.placed, targets, from_choice=True, sounds=(Sound.CLICK,))
-    return Rejected("Choose a reward: UP/DOWN, OK")
+
+    return _answer(game, phase, action, 2, "Choose a reward: UP/DOWN, OK", chosen)
 
 
 def _pick_target(
@@ -225,15 +221,16 @@ def _pick_target(
 
 
 def _targeting(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Targeting)
-    if isinstance(action, Press) and action.button in ("up", "down"):
-        return _move_choice(game, phase, action.button, len(phase.targets))
-    if isinstance(action, Press) and action.button == "ok":
+    phase = expect(game.phase, Targeting)
+
+    def give() -> Result:
         return _give(game, phase.targets[phase.choice], phase.placed, (Sound.CLICK,))
-    if isinstance(action, Press) and action.button == "back" and phase.from_choice:
+
+    def back() -> Result:
         return Step(replace(game, phase=Rewarding(phase.placed, choice=1)), (Sound.CLICK,))
-    return Rejected("Who gets a penalty? UP/DOWN, OK")
+
+    hint = "Who gets a penalty? UP/DOWN, OK"
+    return _answer(game, phase, action, len(phase.targets), hint, give, back if phase.from_choice else None)
 
 
 def _discard(game: Game) -> Game:
@@ -313,8 +310,7 @@ def _end_sounds(game: Game) -> tuple[str, ...]:
 
 
 def _guessing(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Guessing)
+    phase = expect(game.phase, Guessing)
     if isinstance(action, Tap):
         return Rejected("Guess first, then tap the card")
     if action.button in ("up", "down"):
@@ -342,8 +338,7 @@ def _free_guess(guesses: tuple[int, ...]) -> int:
 
 
 def _revealing(game: Game, action: Action) -> Result:
-    phase = game.phase
-    assert isinstance(phase, Revealing)
+    phase = expect(game.phase, Revealing)
     if not isinstance(action, Tap):
         return Rejected("Tap the top card of the centre deck")
     if action.card in game.used:
@@ -367,9 +362,28 @@ def _finished(game: Game, action: Action) -> Result:
 # --- small helpers --------------------------------------------------------------
 
 
-def _move_choice(game: Game, phase: Attempting | Judging | Rewarding | Targeting, button: str, count: int) -> Result:
-    """Move a question's cursor one line (the kit's rule: wrapping round at the ends)."""
-    return Step(replace(game, phase=replace(phase, choice=moved(phase.choice, count, button))), (Sound.CLICK,))
+Question = Attempting | Judging | Rewarding | Targeting
+
+
+def _answer(
+    game: Game,
+    phase: Question,
+    action: Action,
+    count: int,
+    hint: str,
+    ok: Callable[[], Result],
+    back: Callable[[], Result] | None = None,
+) -> Result:
+    """A question of `count` answers: UP/DOWN move its cursor (the kit's rule), OK answers, BACK where it can."""
+    if not isinstance(action, Press):
+        return Rejected(hint)
+    if action.button in MOVES:
+        return Step(replace(game, phase=replace(phase, choice=moved(phase.choice, count, action.button))), (Sound.CLICK,))
+    if action.button == "ok":
+        return ok()
+    if action.button == "back" and back is not None:
+        return back()
+    return Rejected(hint)
 
 
 def _with_card(game: Game, column: int, position: int, card: str) -> Game:
@@ -386,55 +400,28 @@ def _already_played(game: Game, card: str) -> Rejected:
     return Rejected(f"{game.name(card)} is already in play")
 
 
-PHASES: dict[type, Handler] = {
-    Starting: _starting,
-    Drawing: _drawing,
-    Attempting: _attempting,
-    Placing: _placing_step,
-    Judging: _judging,
-    Rewarding: _rewarding,
-    Targeting: _targeting,
-    Guessing: _guessing,
-    Revealing: _revealing,
-    Finished: _finished,
+PHASES: dict[type, Stage[Game]] = {
+    Starting: Stage(_starting, screens.starting),
+    Drawing: Stage(_drawing, screens.drawing),
+    Attempting: Stage(_attempting, screens.attempting),
+    Placing: Stage(_placing_step, screens.placing),
+    Judging: Stage(_judging, screens.judging),
+    Rewarding: Stage(_rewarding, screens.rewarding),
+    Targeting: Stage(_targeting, screens.targeting),
+    Guessing: Stage(_guessing, screens.guessing),
+    Revealing: Stage(_revealing, screens.revealing),
+    Finished: Stage(_finished, screens.finished),
 }
 
 
-class DeadlinesRules:
-    """Deadlines for the box (rulebook: shared/rules/deadlines.txt, RULINGS section Deadlines)."""
-
-    name = cards.NAME
-    title = "Deadlines"
-    min_players = 1
-    max_players = 10
-    options = OPTIONS
-
-    def load_deck(self, directory: Path | str | None = None) -> Deck:
-        return cards.load_deck(directory)
-
-    def new(self, setup: Setup, deck: Deck) -> Game:
-        return Game(
-            deck=deck,
-            players=tuple(setup.players),
-            options=Options.from_mapping(setup.options),
-            phase=Starting(),
-            penalties=(0,) * len(setup.players),
-        )
-
-    def apply(self, state: Game, action: Action) -> Result:
-        return apply(state, action)
-
-    def wants_roll(self, state: Game) -> bool:
-        return False
-
-    def is_over(self, state: Game) -> bool:
-        return isinstance(state.phase, Finished)
-
-    def view(self, state: Game) -> View:
-        return screens.view(state)
-
-    def dump(self, state: Game) -> dict[str, Any]:
-        return dump(state)
+def new(setup: Setup, deck: Deck) -> Game:
+    """The table before the starting cards: every column empty, nobody penalised."""
+    players = tuple(setup.players)
+    return Game(deck, players, Options.from_mapping(setup.options), Starting(), penalties=(0,) * len(players))
 
 
-RULES = DeadlinesRules()
+def is_over(game: Game) -> bool:
+    return isinstance(game.phase, Finished)
+
+
+RULES = Rulebook(cards.NAME, "Deadlines", (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)

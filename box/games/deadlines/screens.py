@@ -1,9 +1,7 @@
-"""What the OLED shows in each phase of Deadlines: a title and at most five lines of 21 characters."""
+"""What the OLED shows in each phase of Deadlines (the phase table in `rules` names them): a title and at
+most five lines of 21 characters."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from box.games.base import View
 from box.games.deadlines.state import (
@@ -12,31 +10,23 @@ from box.games.deadlines.state import (
     READER_COLUMN,
     Attempting,
     Drawing,
-    Finished,
     Game,
     Guessing,
     Judging,
     Placing,
     Revealing,
     Rewarding,
-    Starting,
     Targeting,
     value_of,
 )
-from box.games.kit import fit, window, wrap
+from box.games.kit import expect, fit, window, wrap
 from box.words import LINE_CHARS, TEXT_LINES
 
 INSERT_MARK = "----- here -----"
 _READER_OF = {column: reader for reader, column in READER_COLUMN.items()}
 
 
-def view(game: Game) -> View:
-    """The screen for `game`'s phase; `notice` carries the last result."""
-    screen: Callable[[Game, Any], View] = SCREENS[type(game.phase)]
-    return screen(game, game.phase)
-
-
-def _starting(game: Game, phase: Starting) -> View:
+def starting(game: Game) -> View:
     lines = tuple(
         _card_line(game.name(cards[0]), str(value_of(game.card(cards[0]), column)))
         if cards
@@ -46,7 +36,8 @@ def _starting(game: Game, phase: Starting) -> View:
     return View("Starting cards", lines, notice=game.notice)
 
 
-def _drawing(game: Game, phase: Drawing) -> View:
+def drawing(game: Game) -> View:
+    phase = expect(game.phase, Drawing)
     lines = [
         _card_line(label, "closed" if game.closed(column) else f"{len(cards)}/{game.options.column_size}")
         for column, (label, cards) in enumerate(zip(COLUMN_LABELS, game.columns))
@@ -60,12 +51,14 @@ def _drawing(game: Game, phase: Drawing) -> View:
     return View(fit(f"{game.players[game.turn]}: tap a card"), tuple(lines), notice=game.notice)
 
 
-def _attempting(game: Game, phase: Attempting) -> View:
+def attempting(game: Game) -> View:
+    phase = expect(game.phase, Attempting)
     title = fit(f"Special: {game.name(phase.card)}")
     return View(title, ("Guess cause of death?", "Yes, I guess", "No"), cursor=1 + phase.choice)
 
 
-def _placing(game: Game, phase: Placing) -> View:
+def placing(game: Game) -> View:
+    phase = expect(game.phase, Placing)
     """The column top to bottom with the insertion mark; a window of five lines around it."""
     column = phase.column
     rows = [_card_line(game.name(card), str(value_of(game.card(card), column))) for card in game.columns[column]]
@@ -73,35 +66,40 @@ def _placing(game: Game, phase: Placing) -> View:
     return _listing(fit(f"{COLUMN_LABELS[column]}: {game.name(phase.card)}"), rows, phase.position, game.notice)
 
 
-def _judging(game: Game, phase: Judging) -> View:
+def judging(game: Game) -> View:
+    phase = expect(game.phase, Judging)
     keywords = wrap(", ".join(game.card(phase.card).keywords), 3)
     return View(
         "Judge: keyword said?", (*keywords, "Yes", "No"), cursor=len(keywords) + phase.choice, notice=game.notice
     )
 
 
-def _rewarding(game: Game, phase: Rewarding) -> View:
+def rewarding(game: Game) -> View:
+    phase = expect(game.phase, Rewarding)
     return View("Reward: choose one", ("Drop my penalty", "Give a penalty"), cursor=phase.choice, notice=game.notice)
 
 
-def _targeting(game: Game, phase: Targeting) -> View:
+def targeting(game: Game) -> View:
+    phase = expect(game.phase, Targeting)
     names = [fit(f"{game.players[p]} ({game.penalties[p]})") for p in phase.targets]
     return _listing("Penalty for whom?", names, phase.choice, game.notice)
 
 
-def _guessing(game: Game, phase: Guessing) -> View:
+def guessing(game: Game) -> View:
+    phase = expect(game.phase, Guessing)
     guesser = game.players[phase.tied[len(phase.guesses)]]
     earlier = tuple(f"{game.players[p]}: {g}y" for p, g in zip(phase.tied, phase.guesses))
     lines = (f"{guesser}: life span?", f"   < {phase.value} years >", *earlier[-3:])
     return View("Death match", lines, cursor=1, notice=game.notice)
 
 
-def _revealing(game: Game, phase: Revealing) -> View:
+def revealing(game: Game) -> View:
+    phase = expect(game.phase, Revealing)
     guesses = tuple(f"{game.players[p]}: {g}y" for p, g in zip(phase.tied, phase.guesses))
     return View("Death match", ("Tap the centre card", *guesses)[:TEXT_LINES], notice=game.notice)
 
 
-def _finished(game: Game, phase: Finished) -> View:
+def finished(game: Game) -> View:
     if game.options.cooperative:
         verdict = "You all win!" if game.winners else "The table loses"
         return View("Game over", (verdict, f"Team penalties: {game.team_penalties}"), notice=game.notice)
@@ -112,20 +110,6 @@ def _finished(game: Game, phase: Finished) -> View:
     )
     lines = (fit(winners + ", ".join(game.winners)), *wrap(scores, TEXT_LINES - 1))
     return View("Game over", lines, notice=game.notice)
-
-
-SCREENS: dict[type, Callable[[Game, Any], View]] = {
-    Starting: _starting,
-    Drawing: _drawing,
-    Attempting: _attempting,
-    Placing: _placing,
-    Judging: _judging,
-    Rewarding: _rewarding,
-    Targeting: _targeting,
-    Guessing: _guessing,
-    Revealing: _revealing,
-    Finished: _finished,
-}
 
 
 def _listing(title: str, rows: list[str], cursor: int, notice: str) -> View:

@@ -19,10 +19,7 @@ have their own table, `LAYERS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 from box.cards import Deck
 from box.games.base import Action, Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
@@ -43,11 +40,9 @@ from box.games.deck_of_death.state import (
     dump,
     forfeit,
 )
-from box.games.kit import moved, read_options, scroll, set_at
+from box.games.kit import Rulebook, Stage, expect, moved, read_options, scroll, set_at
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
-
-Handler = Callable[[State, Action], Step[State] | Rejected]
 
 
 def apply(state: State, action: Action) -> Step[State] | Rejected:
@@ -64,7 +59,14 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
         return Rejected("No dice now")
     if isinstance(action, Tap) and action.card not in state.cards:
         return Rejected("Not a Deck of Death card")
-    return PHASES[state.phase](state, action)
+    return PHASES[state.phase].handle(state, action)
+
+
+def view(state: State) -> View:
+    """The OLED screen: the overlay if one is open (until the session is over), else the phase's screen."""
+    if state.overlay is not None and state.phase is not Phase.OVER:
+        return LAYERS[state.overlay.kind].screen(state)
+    return PHASES[state.phase].screen(state)
 
 
 def _wants_roll(state: State) -> bool:
@@ -121,11 +123,17 @@ def _overlay(state: State, action: Action) -> Step[State] | Rejected:
     assert overlay is not None
     if not isinstance(action, Press) or action.long:
         return Rejected("Close this screen first")
-    return LAYERS[overlay.kind](state, overlay, action.button)
+    return LAYERS[overlay.kind].handle(state, action)
 
 
-def _listing(state: State, overlay: Overlay, button: str) -> Step[State] | Rejected:
+def _opened(state: State, action: Action) -> tuple[Overlay, str]:
+    """The open overlay and the button pressed on it (`_overlay` lets only short presses through)."""
+    return expect(state.overlay, Overlay), expect(action, Press).button
+
+
+def _listing(state: State, action: Action) -> Step[State] | Rejected:
     """The rules in play or the scores: UP/DOWN scroll, OK or BACK close."""
+    overlay, button = _opened(state, action)
     lines = screens.rules_lines(state) if overlay.kind is Layer.RULES_LIST else screens.figures(state)
     if button in ("up", "down"):
         return _scroll(state, overlay, button, len(lines))
@@ -134,8 +142,9 @@ def _listing(state: State, overlay: Overlay, button: str) -> Step[State] | Rejec
     return Rejected("OK or BACK")
 
 
-def _chaos(state: State, overlay: Overlay, button: str) -> Step[State] | Rejected:
+def _chaos(state: State, action: Action) -> Step[State] | Rejected:
     """Enough chaos? OK ends the session, BACK goes on."""
+    _, button = _opened(state, action)
     if button == "ok":
         return Step(
             replace(state, overlay=None, phase=Phase.OVER, cursor=0, notice="Yeah... that's enough chaos"),
@@ -153,10 +162,11 @@ def _scroll(state: State, overlay: Overlay, button: str, count: int) -> Step[Sta
     return Step(replace(state, overlay=replace(overlay, cursor=top)), (Sound.CLICK,))
 
 
-def _immunity_pick(state: State, overlay: Overlay, button: str) -> Step[State] | Rejected:
+def _immunity_pick(state: State, action: Action) -> Step[State] | Rejected:
+    overlay, button = _opened(state, action)
     count = len(state.players)
     if button in ("up", "down"):
-        cursor = (overlay.cursor + (-1 if button == "up" else 1)) % count
+        cursor = moved(overlay.cursor, count, button)
         return Step(replace(state, overlay=replace(overlay, cursor=cursor)), (Sound.CLICK,))
     if button == "back":
         return Step(replace(state, overlay=None, notice="Immunity not played"), (Sound.CLICK,))
@@ -169,12 +179,13 @@ def _immunity_pick(state: State, overlay: Overlay, button: str) -> Step[State] |
     return Step(replace(state, immune=immune, overlay=None, notice=f"{name} immune to next turn"), (Sound.RIGHT,))
 
 
-def _rule_creator_pick(state: State, overlay: Overlay, button: str) -> Step[State] | Rejected:
+def _rule_creator_pick(state: State, action: Action) -> Step[State] | Rejected:
+    overlay, button = _opened(state, action)
     slots = state.board.card_slots()
     choosing_owner = overlay.slot is not None
     count = len(state.players) if choosing_owner else len(slots)
     if button in ("up", "down"):
-        cursor = (overlay.cursor + (-1 if button == "up" else 1)) % count
+        cursor = moved(overlay.cursor, count, button)
         return Step(replace(state, overlay=replace(overlay, cursor=cursor)), (Sound.CLICK,))
     if button == "back":
         if choosing_owner:
@@ -192,12 +203,12 @@ def _rule_creator_pick(state: State, overlay: Overlay, button: str) -> Step[Stat
     return Step(replace(placed, notice=placed.notice or notice), (Sound.RIGHT,))
 
 
-LAYERS: dict[Layer, Callable[[State, Overlay, str], Step[State] | Rejected]] = {
-    Layer.RULES_LIST: _listing,
-    Layer.SCORES: _listing,
-    Layer.CHAOS: _chaos,
-    Layer.IMMUNITY: _immunity_pick,
-    Layer.RULE_CREATOR: _rule_creator_pick,
+LAYERS: dict[Layer, Stage[State]] = {
+    Layer.RULES_LIST: Stage(_listing, screens.rules_page),
+    Layer.SCORES: Stage(_listing, screens.scores_page),
+    Layer.CHAOS: Stage(_chaos, screens.chaos),
+    Layer.IMMUNITY: Stage(_immunity_pick, screens.immunity),
+    Layer.RULE_CREATOR: Stage(_rule_creator_pick, screens.rule_creator),
 }
 
 
@@ -493,69 +504,48 @@ def _wrong_time(action: Action, hint: str) -> Rejected:
     return Rejected(hint)
 
 
-PHASES: dict[Phase, Handler] = {
-    Phase.DRAW: _draw,
-    Phase.ROLL: _roll,
-    Phase.FORCE: _force,
-    Phase.CHALLENGE: _challenge,
-    Phase.REACT: _react,
-    Phase.REFLECTED: _reflected,
-    Phase.CARD: _card,
-    Phase.DUEL_STYLE: _duel_style,
-    Phase.DUEL_ROLL: _duel_roll,
-    Phase.DUEL_WINNER: _duel_winner,
-    Phase.END: _end,
-    Phase.OVER: _over,
+PHASES: dict[Phase, Stage[State]] = {
+    Phase.DRAW: Stage(_draw, screens.draw),
+    Phase.ROLL: Stage(_roll, screens.roll),
+    Phase.FORCE: Stage(_force, screens.force),
+    Phase.CHALLENGE: Stage(_challenge, screens.challenge),
+    Phase.REACT: Stage(_react, screens.react),
+    Phase.REFLECTED: Stage(_reflected, screens.reflected),
+    Phase.CARD: Stage(_card, screens.card),
+    Phase.DUEL_STYLE: Stage(_duel_style, screens.duel_style),
+    Phase.DUEL_ROLL: Stage(_duel_roll, screens.duel_roll),
+    Phase.DUEL_WINNER: Stage(_duel_winner, screens.duel_winner),
+    Phase.END: Stage(_end, screens.end),
+    Phase.OVER: Stage(_over, screens.over),
 }
 
 
-class DeckOfDeathRules:
-    """The `Rules` of Deck of Death (see docs/games/deck-of-death.md)."""
-
-    name = cards.NAME
-    title = "Deck of Death"
-    min_players = 2
-    max_players = 8
-    options = OPTIONS
-
-    def load_deck(self, directory: Path | str | None = None) -> Deck:
-        return cards.load_deck(directory)
-
-    def new(self, setup: Setup, deck: Deck) -> State:
-        """Every token on Start, nobody immune, an empty board; the first player draws."""
-        board: Board = deck.extras.get("board") or load_board(BUILTIN_BOARD)
-        count = len(setup.players)
-        zeros = (0,) * count
-        return State(
-            players=tuple(setup.players),
-            board=board,
-            cards=deck.cards,
-            forfeits=read_options(OPTIONS, setup.options)["forfeits"],
-            turn=0,
-            phase=Phase.DRAW,
-            tokens=(Token("outer", board.start),) * count,
-            laps=zeros,
-            drinks=zeros,
-            inner_turns=zeros,
-            duels_won=zeros,
-            immune=(False,) * count,
-            spaces=(None,) * board.size,
-        )
-
-    def apply(self, state: State, action: Action) -> Step[State] | Rejected:
-        return apply(state, action)
-
-    def wants_roll(self, state: State) -> bool:
-        return _wants_roll(state)
-
-    def is_over(self, state: State) -> bool:
-        return state.phase is Phase.OVER
-
-    def view(self, state: State) -> View:
-        return screens.view(state)
-
-    def dump(self, state: State) -> dict[str, Any]:
-        return dump(state)
+def new(setup: Setup, deck: Deck) -> State:
+    """Every token on Start, nobody immune, an empty board; the first player draws."""
+    board: Board = deck.extras.get("board") or load_board(BUILTIN_BOARD)
+    count = len(setup.players)
+    zeros = (0,) * count
+    return State(
+        players=tuple(setup.players),
+        board=board,
+        cards=deck.cards,
+        forfeits=read_options(OPTIONS, setup.options)["forfeits"],
+        turn=0,
+        phase=Phase.DRAW,
+        tokens=(Token("outer", board.start),) * count,
+        laps=zeros,
+        drinks=zeros,
+        inner_turns=zeros,
+        duels_won=zeros,
+        immune=(False,) * count,
+        spaces=(None,) * board.size,
+    )
 
 
-RULES = DeckOfDeathRules()
+def is_over(state: State) -> bool:
+    return state.phase is Phase.OVER
+
+
+RULES = Rulebook(
+    cards.NAME, "Deck of Death", (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll
+)

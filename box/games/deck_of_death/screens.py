@@ -1,4 +1,5 @@
-"""What the OLED shows in Deck of Death: the phase's screen, or the screen laid over it."""
+"""What the OLED shows in Deck of Death: each phase's screen and the screens laid over a phase
+(the tables in `rules` name them)."""
 
 from __future__ import annotations
 
@@ -9,31 +10,27 @@ from box.games.deck_of_death.state import (
     DUEL_STYLES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
-    Layer,
     Overlay,
-    Phase,
     Placed,
     State,
     forfeit,
 )
-from box.games.kit import Picker, fit
+from box.games.kit import Picker, expect, fit
 from box.words import TEXT_LINES
 
 
-def view(state: State) -> View:
-    """The OLED screen: the figures once over, the overlay if one is open, else the phase's screen."""
-    if state.phase is Phase.OVER:
-        return _page("Enough chaos!", figures(state), state.cursor, state.notice)
-    if state.overlay is not None:
-        return LAYERS[state.overlay.kind](state, state.overlay)
-    lines, cursor = SCREENS[state.phase](state)
+def over(state: State) -> View:
+    """After enough chaos: the session's figures, scrolled."""
+    return _page("Enough chaos!", figures(state), state.cursor, state.notice)
+
+
+# -- the phases ---------------------------------------------------------------------------
+
+
+def _phase(state: State, lines: tuple[str, ...], cursor: int | None = None) -> View:
+    """A phase's screen: the player and the phase on top, the notice below."""
     title = fit(f"{state.players[state.turn]}: {state.phase.replace('-', ' ')}")
     return View(title=title, lines=lines, cursor=cursor, notice=state.notice)
-
-
-# -- the phases: (lines, highlighted line) ------------------------------------------------
-
-Lines = tuple[tuple[str, ...], int | None]
 
 
 def _where(state: State) -> str:
@@ -41,37 +38,37 @@ def _where(state: State) -> str:
     return f"{'Inner' if token.ring == 'inner' else 'Space'} {token.space}"
 
 
-def _draw(state: State) -> Lines:
-    return ("Draw up to 7 cards", _where(state), "OK: ready to roll"), None
+def draw(state: State) -> View:
+    return _phase(state, ("Draw up to 7 cards", _where(state), "OK: ready to roll"))
 
 
-def _roll(state: State) -> Lines:
+def roll(state: State) -> View:
     lines = [_where(state), "ROLL: throw 2d6"]
     if state.token.ring == "inner":
         lines.append(f"{state.inner_turns[state.turn]} turns inside")
         lines.append("1+1 escapes")
         if state.inner_turns[state.turn] >= FORCED_EXIT_AFTER:
             lines.append("OK: force out (chug)")
-    return tuple(lines), None
+    return _phase(state, tuple(lines))
 
 
-def _force(state: State) -> Lines:
+def force(state: State) -> View:
     pay = f"Pay: chug ({forfeit(state, FORCED_EXIT_DRINKS)})"
-    return ("Force the way out?", pay, "then roll from arrow", "OK: yes  BACK: no"), None
+    return _phase(state, ("Force the way out?", pay, "then roll from arrow", "OK: yes  BACK: no"))
 
 
-def _end(state: State) -> Lines:
-    return ("Discard up to 3,", "down to 7 cards", "OK: end turn"), None
+def end(state: State) -> View:
+    return _phase(state, ("Discard up to 3,", "down to 7 cards", "OK: end turn"))
 
 
-def _on_space(screen: Callable[[State, Placed, tuple[str, str]], Lines]) -> Callable[[State], Lines]:
+def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Callable[[State], View]:
     """A screen about the card on the token's space (its title and owner on top); an empty space's otherwise."""
 
-    def shown(state: State) -> Lines:
+    def shown(state: State) -> View:
         placed = state.spaces[state.slot]
         if placed is None:
             placing = "Locked: none allowed" if state.lockout else "Tap a card to place"
-            return (_where(state), "Empty space", placing, "OK: place nothing"), None
+            return _phase(state, (_where(state), "Empty space", placing, "OK: place nothing"))
         card = state.cards[placed.card]
         return screen(state, placed, (card.title, fit(f"{card.label} by {state.players[placed.owner]}")))
 
@@ -79,93 +76,73 @@ def _on_space(screen: Callable[[State, Placed, tuple[str, str]], Lines]) -> Call
 
 
 @_on_space
-def _challenge(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
+def challenge(state: State, placed: Placed, head: tuple[str, str]) -> View:
     fail = f"Fail: {forfeit(state, state.cards[placed.card].forfeit)}"
-    return (*head, fail, "OK done  BACK failed", "Tap it to react"), None
+    return _phase(state, (*head, fail, "OK done  BACK failed", "Tap it to react"))
 
 
 @_on_space
-def _react(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
-    return (*head, "Tap reaction card", f"tier {state.cards[placed.card].tier}: cancel", "+colour: reflect"), None
+def react(state: State, placed: Placed, head: tuple[str, str]) -> View:
+    return _phase(state, (*head, "Tap reaction card", f"tier {state.cards[placed.card].tier}: cancel", "+colour: reflect"))
 
 
 @_on_space
-def _reflected(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
-    return (*head, f"{state.players[placed.owner]} takes it!", "OK done  BACK failed"), None
+def reflected(state: State, placed: Placed, head: tuple[str, str]) -> View:
+    return _phase(state, (*head, f"{state.players[placed.owner]} takes it!", "OK done  BACK failed"))
 
 
 @_on_space
-def _card(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
+def card(state: State, placed: Placed, head: tuple[str, str]) -> View:
     action = "Tap to replace" if state.completed else "No replacing"
-    return (*head, _where(state), action, "OK: done"), None
+    return _phase(state, (*head, _where(state), action, "OK: done"))
 
 
 @_on_space
-def _duel_style(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
-    return (f"{state.players[placed.owner]} defends:", *DUEL_STYLES, "OK: choose BACK: drop"), 1 + state.cursor
+def duel_style(state: State, placed: Placed, head: tuple[str, str]) -> View:
+    return _phase(state, (f"{state.players[placed.owner]} defends:", *DUEL_STYLES, "OK: choose BACK: drop"), 1 + state.cursor)
 
 
 @_on_space
-def _duel_roll(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
+def duel_roll(state: State, placed: Placed, head: tuple[str, str]) -> View:
     duel = state.duel
     assert duel is not None
     who = state.players[state.turn] if not duel.rolls else state.players[placed.owner]
-    return ("High-Die Roll", f"{who} presses ROLL", *(f"Challenger: {r}" for r in duel.rolls)), None
+    return _phase(state, ("High-Die Roll", f"{who} presses ROLL", *(f"Challenger: {r}" for r in duel.rolls)))
 
 
 @_on_space
-def _duel_winner(state: State, placed: Placed, head: tuple[str, str]) -> Lines:
-    return (state.players[state.turn], state.players[placed.owner], "Who won? OK"), state.cursor
-
-
-SCREENS: dict[Phase, Callable[[State], Lines]] = {
-    Phase.DRAW: _draw,
-    Phase.ROLL: _roll,
-    Phase.FORCE: _force,
-    Phase.CHALLENGE: _challenge,
-    Phase.REACT: _react,
-    Phase.REFLECTED: _reflected,
-    Phase.CARD: _card,
-    Phase.DUEL_STYLE: _duel_style,
-    Phase.DUEL_ROLL: _duel_roll,
-    Phase.DUEL_WINNER: _duel_winner,
-    Phase.END: _end,
-}
+def duel_winner(state: State, placed: Placed, head: tuple[str, str]) -> View:
+    return _phase(state, (state.players[state.turn], state.players[placed.owner], "Who won? OK"), state.cursor)
 
 
 # -- the screens laid over a phase ----------------------------------------------------------
 
 
-def _rules_page(state: State, overlay: Overlay) -> View:
+def rules_page(state: State) -> View:
+    overlay = expect(state.overlay, Overlay)
     return _page("Rules in play", rules_lines(state), overlay.cursor)
 
 
-def _scores_page(state: State, overlay: Overlay) -> View:
+def scores_page(state: State) -> View:
+    overlay = expect(state.overlay, Overlay)
     return _page("Scores", figures(state), overlay.cursor)
 
 
-def _chaos(state: State, overlay: Overlay) -> View:
+def chaos(state: State) -> View:
     return View("Enough chaos?", ("End the session", "and show figures?", "OK: yes  BACK: no"))
 
 
-def _immunity(state: State, overlay: Overlay) -> View:
+def immunity(state: State) -> View:
+    overlay = expect(state.overlay, Overlay)
     return _picker(f"{_white_title(state, overlay)}: who?", state.players, overlay.cursor)
 
 
-def _rule_creator(state: State, overlay: Overlay) -> View:
+def rule_creator(state: State) -> View:
+    overlay = expect(state.overlay, Overlay)
     if overlay.slot is None:
         names = tuple(_space_name(state, slot) for slot in state.board.card_slots())
         return _picker(f"{_white_title(state, overlay)}: where?", names, overlay.cursor)
     return _picker(f"{_white_title(state, overlay)}: whose?", state.players, overlay.cursor)
-
-
-LAYERS: dict[Layer, Callable[[State, Overlay], View]] = {
-    Layer.RULES_LIST: _rules_page,
-    Layer.SCORES: _scores_page,
-    Layer.CHAOS: _chaos,
-    Layer.IMMUNITY: _immunity,
-    Layer.RULE_CREATOR: _rule_creator,
-}
 
 
 def _white_title(state: State, overlay: Overlay) -> str:

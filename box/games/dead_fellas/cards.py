@@ -20,7 +20,7 @@ from pathlib import Path
 from box.cards import Deck, RowError, one_of, open_deck, whole_number
 from box.errors import DeckError
 
-GAME = "dead-fellas"
+NAME = "dead-fellas"
 COLUMNS = ("id", "name", "kind", "slot", "hits", "text")
 KINDS = ("mook", "item", "action")
 SLOTS = ("weapon", "disguise", "vehicle")
@@ -85,7 +85,7 @@ def parse_card(values: Mapping[str, str]) -> Card:
 
 def load_deck(directory: Path | str | None = None) -> Deck:
     """The deck from `<directory>/dead-fellas.csv`, or the built-in one; DeckError if unusable."""
-    deck = open_deck(GAME, COLUMNS, parse_card, Path(directory) if directory is not None else None)
+    deck = open_deck(NAME, COLUMNS, parse_card, Path(directory) if directory is not None else None)
     mooks = sum(1 for card in deck.cards.values() if card.kind == "mook")
     if mooks < MIN_MOOKS:
         raise DeckError(deck.path, f"the deck has {mooks} Mooks; a game needs at least {MIN_MOOKS}")
