@@ -45,29 +45,6 @@ def test_an_unknown_action_is_left_to_the_table(tmp_path: Path):
     assert RULES.load_deck(tmp_path)["dfa1"].effect is None
 
 
-@pytest.mark.parametrize(
-    ("row", "field", "message"),
-    [
-        ("dfw1,Gun,item,,2,x", "slot", "an item needs a slot"),
-        ("dfw1,Gun,item,hat,2,x", "slot", "'hat' is not one of weapon, disguise, vehicle"),
-        ("dfm9,Sal,mook,weapon,2,x", "slot", "a mook card has no slot"),
-        ("dfm9,Sal,mook,,4,x", "hits", "4 is out of range 1..3"),
-        ("dfm9,Sal,mook,,0,x", "hits", "0 is out of range 1..3"),
-        ("dfm9,Sal,mook,,many,x", "hits", "not a whole number"),
-        ("dfx1,Fuhgeddaboutit,action,,2,x", "hits", "an action card has no hits"),
-        ("dfz1,Spell,magic,,1,x", "kind", "'magic' is not one of mook, item, action"),
-    ],
-)
-def test_a_bad_row_names_file_line_and_field(tmp_path: Path, row: str, field: str, message: str):
-    (tmp_path / "dead-fellas.csv").write_text(HEADER + MOOKS + row + "\n")
-    with pytest.raises(DeckError) as problem:
-        RULES.load_deck(tmp_path)
-    assert problem.value.line == 8
-    assert problem.value.field == field
-    assert message in str(problem.value)
-    assert str(problem.value).startswith(str(tmp_path / "dead-fellas.csv"))
-
-
 def test_a_deck_needs_six_mooks(tmp_path: Path):
     (tmp_path / "dead-fellas.csv").write_text(HEADER + "dfm1,Sal,mook,,1,x\ndfw1,Gun,item,weapon,1,x\n")
     with pytest.raises(DeckError, match="the deck has 1 Mooks; a game needs at least 6"):
@@ -83,9 +60,3 @@ def test_copies_need_a_copy_number(tmp_path: Path):
     (tmp_path / "dead-fellas.csv").write_text(HEADER + MOOKS + "dfb1,Boost,action,,,x\ndfb2,Boost,action,,,x\n")
     with pytest.raises(DeckError, match="duplicate name 'Boost'"):
         RULES.load_deck(tmp_path)
-
-
-def test_plain_ids_need_no_game_prefix(tmp_path: Path):
-    rows = "".join(f"{n},Mook {n},mook,,1,x\n" for n in range(1, 8))
-    (tmp_path / "dead-fellas.csv").write_text(HEADER + rows)
-    assert [card.id for card in RULES.load_deck(tmp_path).cards.values()][:3] == ["1", "2", "3"]

@@ -5,10 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import pytest
-
 from box.cards import BUILTIN_DIR
-from box.errors import DeckError
 from box.games.deadlines import RULES
 from box.games.deadlines.cards import DAY, MONTH, YEAR, PartialDate, compare, compare_spans, parse_date, parse_span
 
@@ -93,30 +90,6 @@ def test_famous_anchors_are_right():
     assert str(by_name["Julius Caesar"].died) == "44-03-15 BC"
     assert str(by_name["Augustus"].lifespan) == "75y 10m"
     assert compare_spans(by_name["Wolfgang Amadeus Mozart"].lifespan, parse_span("35y 10m")) == 0
-
-
-@pytest.mark.parametrize(
-    ("row", "field", "message"),
-    [
-        ("dl1,Ann,1879-3-14,1955,76,x,no,", "born", "is not a date like"),
-        ("dl1,Ann,0000,1955,76,x,no,", "born", "there is no year 0"),
-        ("dl1,Ann,1879-02-30,1955,76,x,no,", "born", "day 30 does not exist"),
-        ("dl1,Ann,1879-13,1955,76,x,no,", "born", "month 13 is not 1..12"),
-        ("dl1,Ann,1955,1879,76,x,no,", "died", "is before the birth date"),
-        ("dl1,Ann,1879,1955,76 years,x,no,", "lifespan", "is not a life span"),
-        ("dl1,Ann,1879,1955,76y 12m,x,no,", "lifespan", "more than 11"),
-        ("dl1,Ann,1879,1955,,x,no,", "lifespan", "not exact to the day"),
-        ("dl1,Ann,1801,1955,154,x,no,", "lifespan", "longer than anyone has lived"),
-        ("dl1,Ann,1879,1955,76,x,maybe,", "special", "is not one of yes, no"),
-        ("dl1,Ann,1879,1955,76,x,yes,", "keywords", "needs its keywords"),
-    ],
-)
-def test_a_bad_row_names_file_line_and_field(tmp_path: Path, row: str, field: str, message: str):
-    (tmp_path / "deadlines.csv").write_text(HEADER + "dl0,Bob,1900-01-01,1950-01-01,,x,no,\n" + row + "\n")
-    with pytest.raises(DeckError) as problem:
-        RULES.load_deck(tmp_path)
-    assert str(problem.value).startswith(f"{tmp_path / 'deadlines.csv'}:3: {field}: ")
-    assert message in str(problem.value)
 
 
 def test_a_custom_deck_loads_from_a_directory(tmp_path: Path):

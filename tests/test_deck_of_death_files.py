@@ -64,28 +64,6 @@ def test_a_deck_directory_without_a_board_uses_the_builtin_one(tmp_path):
 # -- bad decks ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("row", "field", "words"),
-    [
-        ("dd1,Odd,purple,1,,Text\n", "color", "'purple' is not one of"),
-        ("dd1,Odd,red,4,,Text\n", "tier", "out of range 1..3"),
-        ("dd1,Odd,red,,,Text\n", "tier", "needs a tier"),
-        ("dd1,Odd,red,2,immunity,Text\n", "effect", "only white cards"),
-        ("dd1,Odd,white,2,immunity,Text\n", "tier", "no tier"),
-        ("dd1,Odd,white,,,Text\n", "effect", "needs an effect"),
-        ("dd1,Odd,white,,shield,Text\n", "effect", "'shield' is not one of"),
-        ("dd1,Odd,red,1,,\n", "text", "empty text"),
-    ],
-)
-def test_a_bad_card_row_names_file_line_and_field(tmp_path, row, field, words):
-    folder = deck_dir(tmp_path, "dd9,Fine,blue,1,,Fine.\n" + row)
-    with pytest.raises(DeckError) as problem:
-        RULES.load_deck(folder)
-    assert problem.value.line == 3 and problem.value.field == field
-    assert words in problem.value.message
-    assert str(problem.value).startswith(f"{folder / 'deck-of-death.csv'}:3: {field}: ")
-
-
 def test_a_duplicate_title_is_reported(tmp_path):
     folder = deck_dir(tmp_path, "dd1,Same,blue,1,,A.\ndd2,same,red,1,,B.\n")
     with pytest.raises(DeckError, match=r":3: title: duplicate name"):
