@@ -13,19 +13,8 @@ from hypothesis import strategies as st
 
 from box.games.base import BUTTONS, READERS, Press, Rejected, Roll, Setup, Step, Tap
 from box.games.deadlines import RULES
-from box.games.deadlines.invariants import REWARD_PHASES, check, check_step, right_positions
-from box.games.deadlines.state import (
-    READER_COLUMN,
-    Attempting,
-    Drawing,
-    Finished,
-    Game,
-    Guessing,
-    Judging,
-    Placing,
-    Rewarding,
-    Targeting,
-)
+from box.games.deadlines.invariants import check, check_step, right_positions
+from box.games.deadlines.state import QUESTIONS, READER_COLUMN, REWARDS, Drawing, Finished, Game, Guessing, Placing
 
 DECK = RULES.load_deck()
 CARDS = tuple(DECK.cards)
@@ -45,7 +34,7 @@ def guided(game: Game, data: st.DataObject):
     """An input that moves the game on, mostly the right one."""
     phase = game.phase
     fresh = [card for card in CARDS if card not in game.used]
-    if not isinstance(phase, Placing | Guessing | Attempting | Judging | Rewarding | Targeting):
+    if not isinstance(phase, (Placing, Guessing, *QUESTIONS)):
         if isinstance(phase, Drawing) and game.options.streak == "may" and phase.placed and data.draw(st.booleans()):
             return Press("ok")
         open_readers = [r for r in READERS if not game.closed(READER_COLUMN[r])] or list(READERS)
@@ -103,7 +92,7 @@ def test_random_games_keep_the_invariants(chosen, players, data):
             assert delta == [0 if right or p != game.turn else 1 for p in range(players)]
             wrong[game.turn] += not right
             team += not right
-        elif isinstance(phase, REWARD_PHASES) and action in (Press("ok"), Press("ok", True)):
+        elif isinstance(phase, REWARDS) and action in (Press("ok"), Press("ok", True)):
             assert all(d >= 0 for p, d in enumerate(delta) if p != game.turn)
             assert delta[game.turn] in (0, -1) and sum(abs(d) for d in delta) <= 2
             rewards = [r + d for r, d in zip(rewards, delta)]

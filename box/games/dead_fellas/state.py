@@ -160,6 +160,11 @@ class Board:
         board = self.put_mook(target.with_item(slot, item))
         return board.to_discard(replaced) if replaced is not None else board
 
+    def restore(self, mook: str, slot: str, replaced: str | None) -> Board:
+        """Undo an `equip`: `replaced` (or nothing) back in the Mook's slot, taken back from the discards."""
+        board = self.put_mook(self.mook(mook).with_item(slot, replaced))
+        return board.from_discard(replaced) if replaced is not None else board
+
     def to_pile(self, seat: int, card: str) -> Board:
         return replace(self, piles=set_at(self.piles, seat, (*self.piles[seat], card)))
 
@@ -181,26 +186,23 @@ class Board:
 class Equipped:
     """An item (or a Fugazi) put on a Mook, replacing `replaced`."""
 
-    card: str
+    card: str  # the item played
     mook: str
     slot: str
-    replaced: str | None
+    replaced: str | None  # comes back from the discards if the play is cancelled
 
     def describe(self, board: Board) -> str:
         return f"{board.cards[self.card].name} on {board.cards[self.mook].name}"
 
     def cancel(self, board: Board) -> Board:
-        board = board.put_mook(board.mook(self.mook).with_item(self.slot, self.replaced))
-        if self.replaced is not None:
-            board = board.from_discard(self.replaced)
-        return board.to_discard(self.card)
+        return board.restore(self.mook, self.slot, self.replaced).to_discard(self.card)
 
 
 @dataclass(frozen=True)
 class Boosted:
     """A Boost: `item` moved from the Mook `source` to the Mook `target`, replacing `replaced`."""
 
-    card: str
+    card: str  # the Boost card
     item: str
     source: str
     target: str
@@ -211,9 +213,7 @@ class Boosted:
         return f"Boost {board.cards[self.item].name} to {board.cards[self.target].name}"
 
     def cancel(self, board: Board) -> Board:
-        board = board.put_mook(board.mook(self.target).with_item(self.slot, self.replaced))
-        if self.replaced is not None:
-            board = board.from_discard(self.replaced)
+        board = board.restore(self.target, self.slot, self.replaced)
         return board.put_mook(board.mook(self.source).with_item(self.slot, self.item))
 
 
@@ -226,7 +226,7 @@ class Whacked:
 
     attacker: str
     by: int
-    target: Mook
+    target: Mook  # as it stood, with its items
     seat: int
     position: int
     evidence: str | None = None
@@ -356,7 +356,7 @@ class Reading:
     """An action card the table resolves: its text is shown until OK."""
 
     card: str
-    resume: Phase
+    resume: Phase  # where play goes on after it
 
 
 @dataclass(frozen=True)

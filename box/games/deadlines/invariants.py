@@ -14,21 +14,8 @@ from itertools import pairwise
 from box.games.base import Action, Press
 from box.games.deadlines.cards import compare, compare_spans
 from box.games.deadlines.rules import RULES
-from box.games.deadlines.state import (
-    COLUMNS,
-    PENALTY_LIMIT,
-    Finished,
-    Game,
-    Guessing,
-    Judging,
-    Placing,
-    Revealing,
-    Rewarding,
-    Targeting,
-)
+from box.games.deadlines.state import COLUMNS, ENDGAME, PENALTY_LIMIT, REWARDS, Finished, Game, Guessing, Placing
 from box.words import LINE_CHARS, TEXT_LINES
-
-REWARD_PHASES = (Judging, Rewarding, Targeting)
 
 
 def may_follow(game: Game, column: int, first: str, second: str) -> bool:
@@ -75,10 +62,10 @@ def check(game: Game) -> None:
         assert all(game.penalties[p] < PENALTY_LIMIT for p in survivors)
     else:
         ended = all_closed
-    if isinstance(game.phase, REWARD_PHASES):  # the reward of the last card is settled before the end
+    if isinstance(game.phase, REWARDS):  # the reward of the last card is settled before the end
         assert not ended or all_closed
     else:
-        assert ended == isinstance(game.phase, Finished | Guessing | Revealing)
+        assert ended == isinstance(game.phase, ENDGAME)
     assert dump["over"] == isinstance(game.phase, Finished) == RULES.is_over(game)
     if isinstance(game.phase, Finished) and not game.options.cooperative and game.winners:
         assert set(dump["winners"]) <= {game.players[p] for p in survivors}
@@ -104,7 +91,7 @@ def check_step(before: Game, action: Action, after: Game) -> None:
         right = phase.position in right_positions(before, phase)
         assert (phase.card in after.columns[phase.column]) == right
         assert delta == [0 if right or p != before.turn else 1 for p in range(len(delta))]
-    elif isinstance(phase, REWARD_PHASES) and confirmed:
+    elif isinstance(phase, REWARDS) and confirmed:
         assert all(d >= 0 for p, d in enumerate(delta) if p != before.turn)
         assert delta[before.turn] in (0, -1) and sum(abs(d) for d in delta) <= 2
     else:

@@ -27,6 +27,7 @@ from box.games.deadlines.state import (
     Judging,
     Options,
     Placing,
+    Question,
     Revealing,
     Rewarding,
     Starting,
@@ -360,9 +361,6 @@ def _finished(game: Game, action: Action) -> Result:
 
 
 # --- small helpers --------------------------------------------------------------
-
-
-Question = Attempting | Judging | Rewarding | Targeting
 
 
 def _answer(

@@ -68,19 +68,19 @@ class Starting:
 
 @dataclass(frozen=True)
 class Drawing:
-    """The current player taps a card on a reader. `placed`: right cards already placed this turn."""
+    """The current player taps a card on a reader."""
 
-    placed: int = 0
+    placed: int = 0  # right cards already placed this turn (a streak goes on from here)
 
 
 @dataclass(frozen=True)
 class Attempting:
-    """A special card was tapped: does the player try the cause of death? (choice 0 yes, 1 no)"""
+    """A special card was tapped: does the player try the cause of death?"""
 
-    card: str
-    column: int
+    card: str  # the special card
+    column: int  # where it was tapped: 0 birth, 1 life span, 2 death
     placed: int
-    choice: int = 0
+    choice: int = 0  # 0 yes, 1 no
 
 
 @dataclass(frozen=True)
@@ -90,25 +90,25 @@ class Placing:
     card: str
     column: int
     position: int
-    attempt: bool
+    attempt: bool  # the player tries the cause of death once the card is right
     placed: int
 
 
 @dataclass(frozen=True)
 class Judging:
-    """The judge says whether the player named a keyword (choice 0 yes, 1 no)."""
+    """The judge says whether the player named a keyword."""
 
     card: str
     placed: int
-    choice: int = 0
+    choice: int = 0  # 0 yes, 1 no
 
 
 @dataclass(frozen=True)
 class Rewarding:
-    """The player chooses a reward: 0 discard one of their penalties, 1 give one."""
+    """The player chooses a reward."""
 
     placed: int
-    choice: int = 0
+    choice: int = 0  # 0 discard one of their penalties, 1 give one
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,10 @@ class Finished:
 
 
 Phase = Starting | Drawing | Attempting | Placing | Judging | Rewarding | Targeting | Guessing | Revealing | Finished
+Question = Attempting | Judging | Rewarding | Targeting  # answered by moving a cursor, then OK
+QUESTIONS = (Attempting, Judging, Rewarding, Targeting)
+REWARDS = (Judging, Rewarding, Targeting)  # the special card's judge and reward
+ENDGAME = (Guessing, Revealing, Finished)  # the death match after a tie, and the end
 
 
 @dataclass(frozen=True)

@@ -57,10 +57,10 @@ class Token:
 
 @dataclass(frozen=True)
 class Placed:
-    """A card on a space and the index of the player who placed it."""
+    """A card on a space and the player who placed it."""
 
     card: str
-    owner: int
+    owner: int  # the player's index in `State.players`
 
 
 @dataclass(frozen=True)
