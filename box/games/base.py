@@ -1,6 +1,6 @@
 """The contract every game follows: pure rules over the box's physical inputs.
 
-A game is a module exposing a `RULES` object that satisfies `Rules`. Its state
+A game is a package (docs/games/writing-a-game.md) whose `RULES` satisfies `Rules`. Its state
 is an immutable value (frozen dataclasses, tuples, frozen mappings); `apply`
 never mutates the state it is given, uses no clock, thread, hardware or
 randomness, and answers either a `Step` (the new state and its effects) or a

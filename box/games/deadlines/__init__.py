@@ -1,6 +1,6 @@
 """Deadlines: place famous people by date of birth, life span and date of death.
 
-The package has the shape of every game (see docs/ports.md, "Writing a game"): `cards`
+The package has the shape of every game (see docs/games/writing-a-game.md): `cards`
 (the deck and its dates), `state`, `rules` (the phase table and `RULES`), `screens` and
 `invariants`. See docs/games/deadlines.md.
 
