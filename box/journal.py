@@ -645,9 +645,21 @@ def make_state_directory(folder: Path) -> Path:
     return folder
 
 
-def state_directory() -> Path:
-    """Where the journal lives: systemd's $STATE_DIRECTORY, $GRAVEBOX_STATE, or ~/.local/state/gravebox."""
+SYSTEM_STATE = Path("/var/lib/gravebox")  # an installed box's state (install.sh, the unit's StateDirectory=)
+
+
+def state_directory(simulated: bool = False, system: Path = SYSTEM_STATE) -> Path:
+    """Where the journal and the tag map live: one place for every command on a box.
+
+    $GRAVEBOX_STATE, else systemd's $STATE_DIRECTORY (the service), else the installed box's
+    `system` folder when it exists: it is shared with the `gravebox` group (install.sh adds the
+    owner's account), so `gravebox enroll`, `--export`, `--import` and `selftest` from a shell act
+    on the state the service uses. Elsewhere, and always for `simulated` parts (the simulator,
+    `--fake`), the owner's own ~/.local/state/gravebox.
+    """
     for variable in ("GRAVEBOX_STATE", "STATE_DIRECTORY"):
         if os.environ.get(variable):
             return Path(os.environ[variable].split(":")[0])
+    if not simulated and system.is_dir():
+        return system
     return Path.home() / ".local" / "state" / "gravebox"

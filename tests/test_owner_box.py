@@ -27,3 +27,21 @@ def test_missing_decks_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(DeckError, match="no such folder of decks"):
         check_decks_folder(tmp_path / "nowhere")
     assert check_decks_folder(tmp_path) == tmp_path
+
+
+def test_every_command_on_an_installed_box_uses_the_services_state(tmp_path: Path, monkeypatch) -> None:
+    from box.journal import state_directory
+
+    for variable in ("GRAVEBOX_STATE", "STATE_DIRECTORY"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    own = tmp_path / "home/.local/state/gravebox"
+    system = tmp_path / "var/lib/gravebox"
+    assert state_directory(system=system) == own, "not installed: the owner's folder"
+    system.mkdir(parents=True)
+    assert state_directory(system=system) == system, "installed: the service's folder, from any shell"
+    assert state_directory(simulated=True, system=system) == own, "the simulator never touches the box's state"
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "unit"))
+    assert state_directory(system=system) == tmp_path / "unit", "the service itself: what systemd gives"
+    monkeypatch.setenv("GRAVEBOX_STATE", str(tmp_path / "chosen"))
+    assert state_directory(simulated=True, system=system) == tmp_path / "chosen"
