@@ -132,6 +132,7 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     from luma.core.interface.serial import noop
     from undo import commit_floor_ns
 
+    from box.games import load_decks
     from box.hardware import open_parts
     from box.journal import Journal
     from box.loop import BoxLoop
@@ -139,7 +140,6 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     from box.ports.display import open_oled
     from box.ports.nfc.simchip import forget_sim_chips, register_url_handler, sim_chip
     from box.service import Box, Settings
-    from box.sim.world import load_decks
     from box.tags import TagMap
     from box.tools import DiceCup
 

@@ -27,13 +27,13 @@ def main() -> dict[str, float]:
     import box.cli  # the command's own module
 
     mark("import box.cli")
+    from box.games import load_decks
     from box.hardware import open_parts
     from box.journal import Journal
     from box.loop import BoxLoop
     from box.pinmap import default_pinmap_path, load_pinmap
     from box.ports.nfc.simchip import register_url_handler
     from box.service import Box, Settings
-    from box.sim.world import load_decks
     from box.tags import TagMap
     from box.tools import DiceCup
 

@@ -43,11 +43,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     enroll = commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card")
     web = commands.add_parser("web", parents=[common], help="serve the phone page (scores, history, cards)")
     if command == "selftest":  # their options come with their modules: imported only when used
-        from box.selftest import add_arguments
+        from box.commands.selftest import add_arguments
 
         add_arguments(selftest)
     elif command == "enroll":
-        from box.enrolment import add_arguments
+        from box.commands.enroll import add_arguments
 
         add_arguments(enroll)
     elif command == "web":
@@ -78,11 +78,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "sim":
             return simulate(args)
         if args.command == "selftest":
-            from box.selftest import main as selftest
+            from box.commands.selftest import main as selftest
 
             return selftest(args)
         if args.command == "enroll":
-            from box.enrolment import main as enrol
+            from box.commands.enroll import main as enrol
 
             return enrol(args)
         if args.command == "web":
@@ -146,46 +146,24 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     import threading
     import time
 
-    from box.hardware import HardwareError, open_parts
-    from box.journal import Journal, state_directory
-    from box.loop import BoxLoop
+    from box.app import assemble
+    from box.hardware import HardwareError
+    from box.journal import state_directory
     from box.pinmap import load_pinmap
-    from box.service import Box
-    from box.tags import TAGS_FILE, TagMap
-    from box.tools import DiceCup
 
     config, settings = settings_from(args)
     pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
-    state_dir = args.state_dir or state_directory()
-    state_dir.mkdir(parents=True, exist_ok=True)
-    journal, damaged = Journal.open_or_recover(state_dir / "journal.db")
-    tags, _ = TagMap.load_or_recover(state_dir / TAGS_FILE)  # one that cannot be read is set aside (logged)
-    if simulated:
-
-        def decks():  # the simulator's module and the decks: loaded at the first tap
-            from box.sim.world import load_decks
-
-            return load_decks(settings.decks_dir).values()
-
-        enrolled = tags
-        tags = TagMap.simulated(decks)
-        tags.merge(enrolled)
-    settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
-    box = Box(journal, tags, DiceCup(), settings, damaged=damaged)
-    holder: dict[str, BoxLoop] = {}
     try:
-        parts = open_parts(pinmap, lambda event: holder["loop"].enqueue(event), time.monotonic, simulated=simulated)
+        app = assemble(pinmap, time.monotonic, settings, args.state_dir or state_directory(), simulated)
     except HardwareError as problem:
         print(f"gravebox: {problem}", file=sys.stderr)
         return 1
-    loop = holder["loop"] = BoxLoop(box, parts, time.monotonic)
     stop = threading.Event()
-    install_signal_handlers(stop, wake=lambda: loop.enqueue(None))
+    install_signal_handlers(stop, wake=lambda: app.inbox.put(None))
     try:
-        loop.run(stop, on_power_off=power_off)
+        app.loop.run(stop, on_power_off=power_off)
     finally:
-        parts.close()
-        journal.close()
+        app.close()
     return 0
 
 
@@ -257,8 +235,7 @@ def simulate(args: argparse.Namespace) -> int:
             f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
             f" {world.pushes} frames pushed"
         )
-        world.parts.close()
-        world.box.journal.close()
+        world.close()
     return 0
 
 

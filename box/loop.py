@@ -1,10 +1,13 @@
 """The one loop that owns all state.
 
-Hardware threads (gpiozero's callbacks, the reader threads) only put events
-in the inbox; `BoxLoop.process` takes them out, runs the press detector and
-the Box, plays sounds and hands the new frame to the display pusher (whose own
-thread does the slow I2C push). `run` is the real-time loop of a box; the
-simulator's script runner calls `process` itself on virtual time.
+Hardware threads (gpiozero's callbacks, the reader threads) only put events in the
+inbox; `BoxLoop.process` takes them out, runs the press detector and the Box, plays
+sounds and hands the new frame to the display pusher (whose own thread does the slow
+I2C push). `run` is the real-time loop of a box and of the `selftest` and `enroll`
+commands; the simulator (box/sim/world.py) calls `process` itself on virtual time.
+
+An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Box.button`
+-> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma `display()`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from box.games.base import View
 from box.hardware import Parts
 from box.ports.buttons import Edge, PressDetector
+from box.ports.nfc.reader import CardPlaced, ReaderStatus
 from box.service import Box
 
 log = logging.getLogger(__name__)
@@ -25,15 +29,17 @@ log = logging.getLogger(__name__)
 TRIM_EVERY = 1000  # loop passes between clearing simulated pins' change history
 IDLE_WAKE = 5.0  # seconds the loop may sleep with nothing to do (the watchdog pings in between)
 
+Inbox = queue.SimpleQueue
+
 
 class BoxLoop:
     """Feeds inputs to the Box and its answers to the buzzer and the display."""
 
-    def __init__(self, box: Box, parts: Parts, clock: Callable[[], float]):
+    def __init__(self, box: Box, parts: Parts, clock: Callable[[], float], inbox: Inbox[Any] | None = None):
         self.box = box
         self.parts = parts
         self.clock = clock
-        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.inbox: Inbox[Any] = inbox if inbox is not None else queue.SimpleQueue()
         self.detector = PressDetector()
         self.last_view: View | None = None
         self.renders = 0
@@ -52,7 +58,7 @@ class BoxLoop:
                 break
             self.handle(event, now)
         for press in self.detector.advance(now):
-            self.box.button(press.button, "short" if press.kind == "repeat" else press.kind, now)
+            self.box.button(press.button, press.kind, now)
         self.box.advance(now)
         for sound in self.box.take_sounds():
             self.parts.buzzer.play(sound, now)
@@ -63,13 +69,12 @@ class BoxLoop:
             self.parts.forget_pin_history()
 
     def handle(self, event: Any, now: float) -> None:
-        from box.ports.nfc.reader import CardPlaced, ReaderStatus
-
         if event is None:  # a wake-up call (a signal asking the loop to stop)
             return
         if isinstance(event, Edge):
+            self.box.edge(event.button, event.pressed, event.at)
             for press in self.detector.edge(event):
-                self.box.button(press.button, "short" if press.kind == "repeat" else press.kind, now)
+                self.box.button(press.button, press.kind, now)
         elif isinstance(event, CardPlaced):
             self.box.card_placed(event.reader, event.uid, now, event.lying)
         elif isinstance(event, ReaderStatus):
@@ -95,8 +100,19 @@ class BoxLoop:
         deadlines = (self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline())
         return min((d for d in deadlines if d is not None), default=None)
 
-    def run(self, stop: threading.Event, on_power_off: Callable[[], None]) -> None:
-        """The real-time loop: sleep until an event or a deadline, never busy-wait."""
+    def run(
+        self,
+        stop: threading.Event,
+        on_power_off: Callable[[], None] | None = None,
+        until: float | None = None,
+        after_pass: Callable[[], None] | None = None,
+    ) -> None:
+        """The real-time loop: sleep until an event or a deadline, never busy-wait.
+
+        It ends when `stop` is set, at `until` (a clock time), or when the Box's root screen
+        closes (a tool command is done); `after_pass` runs after every pass (a command's
+        terminal report).
+        """
         from box import sdnotify
         from box.ports.display import PusherThread
         from box.ports.nfc.reader import start_readers
@@ -108,9 +124,13 @@ class BoxLoop:
         sdnotify.ready()
         readers = start_readers(self.parts.readers.values(), self.enqueue)  # after READY: they come online alone
         try:
-            while not stop.is_set():
+            while not stop.is_set() and not self.box.finished:
                 now = self.clock()
+                if until is not None and now >= until:
+                    break
                 deadline = self.next_deadline(now)
+                if until is not None:
+                    deadline = until if deadline is None else min(deadline, until)
                 timeout = IDLE_WAKE if deadline is None else min(IDLE_WAKE, max(0.0, deadline - now))
                 if watchdog.interval is not None:
                     timeout = min(timeout, watchdog.interval)
@@ -122,9 +142,12 @@ class BoxLoop:
                 if event is not None:
                     self.handle(event, now)
                 self.process(now)
+                if after_pass is not None:
+                    after_pass()
                 watchdog.tick()
                 if self.box.power_off_requested:
-                    on_power_off()
+                    if on_power_off is not None:
+                        on_power_off()
                     stop.set()
         finally:
             sdnotify.stopping()

@@ -1,7 +1,9 @@
 """The box's own menus: pick a game, the number of players, variants and house rules.
 
-Pure like the games: `Menu.press(press)` returns the next menu, or a `Choice`
-when the user asked for something the service does (start a game, open a tool).
+`Menu` is pure like the games: `Menu.press(press)` returns the next menu, or a `Choice`
+when the user asked for something the Box does (start a game, open a tool).
+`MenuScreen` shows it (the bottom of the Box's screen stack); `Picker` and `Confirm`
+are the small lists and questions the Box opens over any screen.
 
 >>> menu = Menu.main(("deadlines", "dead-set"), titles={"deadlines": "Deadlines", "dead-set": "Dead Set"})
 >>> menu.press(Press("down")).press(Press("ok"))
@@ -10,10 +12,12 @@ Choice(kind='game', game='dead-set', players=0, options=(), tool='')
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from box.games.base import Option, Press, View
+from box.screen import BaseScreen
+from box.words import PressKind
 
 TOOLS = ("Shot timer", "Self-test", "Enrol cards", "Power off")
 VISIBLE_LINES = 5
@@ -139,3 +143,85 @@ def next_value(option: Option, value: str) -> str:
         return option.choices[(option.choices.index(value) + 1) % len(option.choices)]
     number = int(value) + 1
     return str(option.low if number > option.high else number)
+
+
+class MenuScreen(BaseScreen):
+    """The main menu, the players page and the options page; `on_choice` does what was chosen."""
+
+    name = "menu"
+    global_keys = True
+
+    def __init__(self, menu: Menu, on_choice: Callable[[Choice, float], None]):
+        super().__init__()
+        self.menu = menu
+        self.on_choice = on_choice
+
+    def press(self, button: str, kind: PressKind, now: float) -> None:
+        result = self.menu.press(Press(button, long=kind == PressKind.LONG))
+        if isinstance(result, Menu):
+            self.menu = result
+        else:
+            self.on_choice(result, now)
+
+    def view(self, now: float) -> View:
+        return self.menu.view()
+
+
+class Picker(BaseScreen):
+    """A list to choose from: UP/DOWN move, OK runs the entry's action, BACK (or no action) closes.
+
+    `name` is the screen's name in the state dump (the long-BACK menu is "box-menu").
+
+    >>> picker = Picker("picker", "Pick", ("One", "Two"), (None, print))
+    >>> picker.press("down", PressKind.SHORT, now=0.5); picker.view(0.5).cursor
+    1
+    >>> picker.press("ok", PressKind.SHORT, now=0.5); picker.closed
+    0.5
+    True
+    """
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        entries: tuple[str, ...],
+        actions: tuple[Callable[[float], None] | None, ...],
+    ):
+        super().__init__()
+        self.name, self.title, self.entries, self.actions = name, title, entries, actions
+        self.cursor = 0
+
+    def press(self, button: str, kind: PressKind, now: float) -> None:
+        if button in ("up", "down"):
+            self.cursor = (self.cursor + (1 if button == "down" else -1)) % len(self.entries)
+        elif button == "back":
+            self.closed = True
+        elif button == "ok":
+            self.closed = True
+            action = self.actions[self.cursor]
+            if action is not None:
+                action(now)
+
+    def view(self, now: float) -> View:
+        lines, cursor = window(self.entries, self.cursor)
+        return View(self.title, lines, cursor)
+
+
+class Confirm(BaseScreen):
+    """A yes/no question: OK confirms, BACK cancels."""
+
+    name = "confirm"
+
+    def __init__(self, question: str, on_yes: Callable[[float], None]):
+        super().__init__()
+        self.question, self.on_yes = question, on_yes
+
+    def press(self, button: str, kind: PressKind, now: float) -> None:
+        if button == "ok":
+            self.closed = True
+            self.on_yes(now)
+        elif button == "back":
+            self.closed = True
+
+    def view(self, now: float) -> View:
+        return View("Are you sure?", (self.question, "", "OK: yes", "BACK: no"))

@@ -1,14 +1,8 @@
 """The self-test: is every button, reader, the display and the buzzer wired right?
 
-Two ways in, one screen. `SelfTest` is a pure screen-state object the box
-drives like its other overlays (presses, cards, reader status, time in; a
-`View`, a test-pattern image and sounds out). `gravebox selftest` (`main`)
-opens the parts itself, runs the automatic checks (each reader answers, the
-display takes a frame, the buzzer plays every sound), then waits a while for
-each button and prints a report; it exits 0 when every part answered.
-
-`PartsDriver` runs any such tool screen on opened parts (real or simulated);
-`gravebox enroll` uses it too.
+Two ways in, one screen. `SelfTest` is a screen (box/screen.py) the Box shows from its
+menu or, for `gravebox selftest` (box/commands/selftest.py), as the root of its stack:
+presses, tags, reader status and time in; a `View`, a test-pattern image and sounds out.
 
 >>> test = SelfTest({"left": "/dev/gravebox-left"}, now=0.0)
 >>> test.press("ok", "long", now=1.0)
@@ -20,56 +14,24 @@ each button and prints a report; it exits 0 when every part answered.
 
 from __future__ import annotations
 
-import argparse
-import logging
-import queue
-import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
-from box.games.base import BUTTONS, Sound, View
+from box.games.base import View
+from box.screen import BaseScreen, Card
+from box.words import BUTTONS, SCREEN_HEIGHT, SCREEN_WIDTH, Sound
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from box.hardware import Parts
-
-log = logging.getLogger(__name__)
-
-SOUNDS = tuple(value for key, value in vars(Sound).items() if key.isupper())  # every `Sound`, in order
+SOUNDS = tuple(Sound)  # every sound, in order
 LABELS = {"up": "UP", "down": "DN", "ok": "OK", "back": "BK", "roll": "RL"}
 KINDS = ("short", "long", "repeat", "combo")
 PATTERN_SECONDS = 3.0  # the test patterns show this long when the self-test opens (half each)
 SOUND_EVERY = 2.0  # seconds from one test sound to the next (the longest melody lasts ~1.3 s)
 IDLE_EXIT = 300.0  # with no input for this long the self-test closes (a dead BACK button can't trap it)
-READER_SECONDS = 3.0  # how long `gravebox selftest` waits for each reader to answer
-POLL_EVERY = 0.05
-WIDTH, HEIGHT = 128, 64
-
-
-class ToolScreen(Protocol):
-    """What `PartsDriver` (and the Box, for its overlays) needs of a tool screen."""
-
-    closed: bool
-
-    def press(self, button: str, kind: str, now: float) -> None: ...
-
-    def card(self, reader: str, uid: bytes, now: float) -> None: ...
-
-    def reader_status(self, reader: str, online: bool, message: str, now: float) -> None: ...
-
-    def advance(self, now: float) -> None: ...
-
-    def next_deadline(self, now: float) -> float | None: ...
-
-    def take_sounds(self) -> list[str]: ...
-
-    def view(self, now: float) -> View: ...
-
-    def image(self, now: float) -> Image.Image | None: ...
+WIDTH, HEIGHT = SCREEN_WIDTH, SCREEN_HEIGHT
 
 
 @dataclass
@@ -111,7 +73,7 @@ def pattern_image(kind: str = "grid") -> Image.Image:
     return image
 
 
-class SelfTest:
+class SelfTest(BaseScreen):
     """The self-test screen: buttons seen, each reader's status and last tag, the sound playing.
 
     Every button is under test, so only a long BACK leaves (or `IDLE_EXIT`
@@ -126,6 +88,9 @@ class SelfTest:
     True
     """
 
+    name = "selftest"
+    raw_tags = True  # every tag is under test: shown by its UID
+
     def __init__(
         self,
         readers: Mapping[str, str],
@@ -139,6 +104,7 @@ class SelfTest:
         """`readers` maps each reader to its port ("" when unknown). `offline` gives the
         readers known to be off (with their message); with `assume_online` the others are
         taken as answering (the box's readers report only changes)."""
+        super().__init__()
         self.opened = now
         self.buttons = tuple(buttons)
         self.seen: dict[str, set[str]] = {button: set() for button in self.buttons}
@@ -155,8 +121,6 @@ class SelfTest:
         self.sounds_started = 0
         self.next_sound_at = now + pattern_seconds
         self.last_input = now
-        self.closed = False
-        self._sounds: list[str] = []
         self._messages: list[str] = []
 
     # ----- inputs -------------------------------------------------------------------------
@@ -190,7 +154,7 @@ class SelfTest:
         else:
             self.held.discard(button)
 
-    def card(self, reader: str, uid: bytes, now: float) -> None:
+    def tag(self, reader: str, uid: bytes, card: Card | None, now: float) -> None:
         """A tag laid on a reader: the reader answers, and its UID is shown."""
         check = self._reader(reader)
         self.last_input = now
@@ -227,11 +191,6 @@ class SelfTest:
             if switch > now:
                 deadlines.append(switch)
         return min(deadlines)
-
-    def take_sounds(self) -> list[str]:
-        """The sounds to play now (oldest first); the buzzer plays the last one."""
-        sounds, self._sounds = self._sounds, []
-        return sounds
 
     def take_messages(self) -> list[str]:
         """Human-readable lines about what happened since last asked (for a terminal)."""
@@ -303,335 +262,3 @@ class SelfTest:
             elif check.last_uid is None:
                 found.append(f"reader {name}: no card tapped yet")
         return found
-
-
-# ----- running a tool screen on the parts --------------------------------------------------
-
-
-class VirtualTime:
-    """A clock for simulated parts: `sleep` moves time on instead of waiting."""
-
-    def __init__(self, now: float = 0.0):
-        self.now = now
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += max(0.0, seconds)
-
-
-class PartsDriver:
-    """Runs one tool screen on opened parts: edges and reader events in, sounds and frames out.
-
-    Hardware threads (gpiozero's callbacks, `ReaderThread`s) only call `enqueue`;
-    `process(now)` takes the events out, runs the press detector and the screen,
-    plays the sounds and shows the frame when it changed. With simulated parts
-    the caller polls the readers itself (`poll_readers`) on virtual time.
-    """
-
-    def __init__(self, screen: ToolScreen, clock: Callable[[], float]):
-        from box.ports.buttons import PressDetector
-
-        self.screen = screen
-        self.clock = clock
-        self.parts: Parts | None = None
-        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self.detector = PressDetector()
-        self.threads: list[Any] = []
-        self.shown: bytes | None = None
-        self.display_error: str | None = None
-
-    def enqueue(self, event: Any) -> None:
-        """Thread-safe: an `Edge` or a reader event."""
-        self.inbox.put(event)
-
-    def attach(self, parts: Parts) -> None:
-        self.parts = parts
-
-    def start_threads(self) -> None:
-        """Poll each reader on its own thread (a real box: a silent reader must not stall the loop)."""
-        from box.ports.nfc.reader import ReaderThread
-
-        assert self.parts is not None
-        self.threads = [ReaderThread(reader, self.enqueue) for reader in self.parts.readers.values()]
-        for thread in self.threads:
-            thread.start()
-
-    def stop_threads(self) -> None:
-        for thread in self.threads:
-            thread.stop()
-        self.threads = []
-
-    def poll_readers(self, now: float) -> None:
-        """One poll of every reader, in this thread (simulated parts, or the self-test's first check)."""
-        assert self.parts is not None
-        for reader in self.parts.readers.values():
-            for event in reader.poll(now):
-                self.enqueue(event)
-
-    def process(self, now: float) -> None:
-        """Handle what is queued and due by `now`, then play the sounds and refresh the display."""
-        from box.ports.buttons import Edge
-        from box.ports.nfc.reader import CardPlaced, ReaderStatus
-
-        while True:
-            try:
-                event = self.inbox.get_nowait()
-            except queue.Empty:
-                break
-            if isinstance(event, Edge):
-                if hasattr(self.screen, "edge"):
-                    self.screen.edge(event.button, event.pressed, event.at)
-                for press in self.detector.edge(event):
-                    self.screen.press(press.button, press.kind, now)
-            elif isinstance(event, CardPlaced):
-                self.screen.card(event.reader, event.uid, now)
-            elif isinstance(event, ReaderStatus):
-                self.screen.reader_status(event.reader, event.online, event.message, now)
-        for press in self.detector.advance(now):
-            self.screen.press(press.button, press.kind, now)
-        self.screen.advance(now)
-        assert self.parts is not None
-        for sound in self.screen.take_sounds():
-            self.parts.buzzer.play(sound, now)
-        self.parts.buzzer.advance(now)
-        self.refresh(now)
-
-    def refresh(self, now: float) -> None:
-        """Show the screen's frame if it differs from the one shown; a display error is kept, not raised."""
-        from box.screens import render
-
-        assert self.parts is not None
-        image = self.screen.image(now) or render(self.screen.view(now))
-        data = image.tobytes()
-        if data == self.shown:
-            return
-        try:
-            self.parts.display.display(image)
-        except Exception as problem:  # luma's DeviceNotFoundError, OSError: report, keep going
-            if self.display_error is None:
-                log.warning("display: %s", problem)
-            self.display_error = str(problem)
-            return
-        self.shown, self.display_error = data, None
-
-    def next_wake(self, now: float, step: float = POLL_EVERY) -> float:
-        """When to look again: the next deadline, at most `step` away."""
-        assert self.parts is not None
-        deadlines = [now + step, self.detector.next_deadline(), self.screen.next_deadline(now)]
-        deadlines.append(self.parts.buzzer.next_deadline())
-        return max(now, min(d for d in deadlines if d is not None))
-
-
-# ----- gravebox selftest --------------------------------------------------------------------
-
-
-@dataclass
-class Check:
-    """One line of the report: a part, whether it answered (None: not checked), and the details."""
-
-    part: str
-    ok: bool | None
-    detail: str
-
-    def line(self) -> str:
-        mark = {True: "ok", False: "FAIL", None: "--"}[self.ok]
-        return f"{self.part:<14} {mark:<5} {self.detail}"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `gravebox selftest`."""
-    parser.add_argument("--fake", action="store_true", help="test the simulated parts (the default off a Pi)")
-    parser.add_argument("--pinmap", type=Path, help="pin map file (default wiring/pinmap.toml)")
-    parser.add_argument(
-        "--seconds",
-        type=float,
-        help="how long to wait for the button presses (default 20 in a terminal on a Pi, else 0: not checked)",
-    )
-
-
-def check_display(parts: Parts) -> Check:
-    """Push the full pattern; a dummy display must then hold exactly that frame."""
-    wiring = parts.pinmap.display
-    where = f"{wiring.controller} at 0x{wiring.i2c_address:02X} on I2C bus {wiring.i2c_port}"
-    frame = pattern_image("full")
-    try:
-        parts.display.display(frame)
-    except Exception as problem:  # luma raises its own errors, I2C raises OSError
-        return Check("display", False, f"{where}: {problem}: check I2C (i2cdetect -y {wiring.i2c_port}) and wiring")
-    shown = getattr(parts.display, "image", None)
-    if shown is not None and shown.tobytes() != frame.tobytes():
-        return Check("display", False, f"{where}: the frame pushed is not the frame shown")
-    return Check("display", True, f"{where}: test pattern shown (every pixel lit: look for dark ones)")
-
-
-def check_buzzer(parts: Parts, clock: Callable[[], float], sleep: Callable[[float], None]) -> Check:
-    """Play every sound to its end; on mock pins, the buzzer pin must have sounded for each."""
-    wiring = parts.pinmap.buzzer
-    where = f"GPIO{wiring.pin} ({wiring.kind})"
-    pin = parts.mock_factory.pin(wiring.pin) if parts.mock_factory is not None else None
-    silent = []
-    try:
-        for sound in SOUNDS:
-            parts.buzzer.play(sound, clock())
-            if pin is not None and not (pin.state or getattr(pin, "frequency", None)):
-                silent.append(sound)
-            while (deadline := parts.buzzer.next_deadline()) is not None:
-                sleep(max(0.0, deadline - clock()))
-                parts.buzzer.advance(max(clock(), deadline))
-    except Exception as problem:  # a GPIO error mid-melody
-        return Check("buzzer", False, f"{where}: {problem}: check the pin map and its wiring")
-    if silent:
-        return Check("buzzer", False, f"{where}: the pin stayed silent for {', '.join(silent)}")
-    return Check("buzzer", True, f"{where}: played {', '.join(SOUNDS)}")
-
-
-def check_readers(
-    driver: PartsDriver, test: SelfTest, clock: Callable[[], float], sleep: Callable[[float], None]
-) -> None:
-    """Poll the readers until each answers or `READER_SECONDS` pass (their status goes to `test`)."""
-    assert driver.parts is not None
-    until = clock() + READER_SECONDS
-    while clock() < until and any(check.online is not True for check in test.readers.values()):
-        driver.poll_readers(clock())
-        driver.process(clock())
-        sleep(POLL_EVERY)
-
-
-def report(
-    test: SelfTest, checks: list[Check], waited: float, pins: Mapping[str, int] | None = None
-) -> tuple[list[Check], list[str]]:
-    """The report's lines for readers and buttons, and what failed (with what to check)."""
-    lines = list(checks)
-    failures = [f"{check.part}: {check.detail}" for check in checks if check.ok is False]
-    for name, check in test.readers.items():
-        card = f", last card {check.last_uid.hex()}" if check.last_uid is not None else ""
-        if check.online:
-            lines.append(Check(f"reader {name}", True, (check.message or f"answers on {check.port}") + card))
-        else:
-            message = check.message or f"reader {name}: no answer on {check.port}: is its switch on HSU?"
-            lines.append(Check(f"reader {name}", False, message))
-            failures.append(message)
-    for button in test.buttons:
-        kinds = sorted(test.seen[button])
-        if kinds:
-            lines.append(Check(f"button {button}", True, "pressed: " + ", ".join(kinds)))
-        elif waited > 0:
-            gpio = f"GPIO{pins[button]}" if pins and button in pins else "its GPIO"
-            detail = f"not pressed in {waited:g} s: check it goes between {gpio} and GND"
-            lines.append(Check(f"button {button}", False, detail))
-            failures.append(f"button {button}: {detail}")
-        else:
-            lines.append(
-                Check(f"button {button}", None, "not pressed (no one to press it: run in a terminal with --seconds 20)")
-            )
-    return lines, failures
-
-
-def main(args: argparse.Namespace) -> int:
-    """`gravebox selftest`: open the parts, check each, wait for the buttons, print a report.
-
-    Exit status 0 when every part answered, 1 otherwise (the report says what to check).
-    """
-    from box.config import DEFAULT_CONFIG, load_config
-    from box.hardware import HardwareError, is_raspberry_pi, open_parts
-    from box.pinmap import default_pinmap_path, load_pinmap
-
-    simulated = bool(getattr(args, "fake", False)) or not is_raspberry_pi()
-    config = load_config(getattr(args, "config", None) or DEFAULT_CONFIG)
-    pinmap_path = getattr(args, "pinmap", None) or config.pinmap or default_pinmap_path()
-    pinmap = load_pinmap(pinmap_path)
-    seconds = getattr(args, "seconds", None)
-    if seconds is None:
-        seconds = 20.0 if not simulated and sys.stdin.isatty() else 0.0
-    if seconds < 0:
-        print("gravebox selftest: --seconds must be 0 or more", file=sys.stderr)
-        return 2
-    if simulated:
-        from box.ports.nfc.simchip import register_url_handler
-
-        register_url_handler()
-        virtual = VirtualTime()
-        clock, sleep = virtual.clock, virtual.sleep
-    else:
-        clock, sleep = time.monotonic, time.sleep
-    print(f"Gravebox self-test on {'simulated' if simulated else 'the real'} parts (pin map {pinmap_path})")
-    test = SelfTest(dict(pinmap.readers), now=clock(), sound_every=SOUND_EVERY)
-    driver = PartsDriver(test, clock)
-    try:
-        parts = open_parts(pinmap, driver.enqueue, clock, simulated=simulated)
-    except HardwareError as problem:
-        print(f"FAIL: {problem}")
-        return 1
-    driver.attach(parts)
-    try:
-        checks = [check_display(parts), check_buzzer(parts, clock, sleep)]
-        check_readers(driver, test, clock, sleep)
-        for message in test.take_messages():
-            log.info("%s", message)
-        if seconds > 0:
-            wait_for_buttons(driver, test, seconds, clock, sleep, simulated)
-    finally:
-        driver.stop_threads()
-        parts.close()
-    if driver.display_error is not None and checks[0].ok:
-        checks[0] = Check("display", False, f"display failed during the test: {driver.display_error}")
-    lines, failures = report(test, checks, seconds, pinmap.buttons)
-    for check in lines:
-        print(check.line())
-    if failures:
-        print(f"{len(failures)} part(s) to check:")
-        for failure in failures:
-            print(f"  - {failure}")
-        return 1
-    print("Every part answered.")
-    return 0
-
-
-def wait_for_buttons(
-    driver: PartsDriver,
-    test: SelfTest,
-    seconds: float,
-    clock: Callable[[], float],
-    sleep: Callable[[float], None],
-    simulated: bool,
-) -> None:
-    """Show the self-test screen and wait until every button was pressed, a long BACK, or the time is up."""
-    names = ", ".join(button.upper() for button in test.buttons)
-    print(
-        f"Press each button ({names}), short and long, and tap a card on each reader ({seconds:g} s; hold BACK to end)"
-    )
-    test.opened = test.next_sound_at = clock()  # patterns and sounds start now
-    test.next_sound_at += test.pattern_seconds
-    if not simulated:
-        driver.start_threads()
-    until = clock() + seconds
-    while clock() < until and not test.closed and any(not kinds for kinds in test.seen.values()):
-        now = clock()
-        if simulated:
-            driver.poll_readers(now)
-        driver.process(now)
-        for message in test.take_messages():
-            print(f"  {message}", flush=True)
-        sleep(max(POLL_EVERY / 10, min(driver.next_wake(now), until) - clock()))
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gravebox selftest", description="Check every part of the box.")
-    parser.add_argument("--config", type=Path, help="settings file (default /etc/gravebox/config.toml)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="log more")
-    add_arguments(parser)
-    return parser
-
-
-if __name__ == "__main__":
-    from box.errors import FileProblem
-
-    arguments = build_parser().parse_args()
-    logging.basicConfig(level=logging.DEBUG if arguments.verbose else logging.WARNING)
-    try:
-        sys.exit(main(arguments))
-    except FileProblem as problem:
-        print(f"gravebox: {problem}", file=sys.stderr)
-        sys.exit(2)

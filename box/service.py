@@ -1,9 +1,12 @@
-"""The box's brain: menus, the game in play, the tools, undo, and what to show and play.
+"""The box's brain: a stack of screens, and what cuts across them.
 
-`Box` owns all state and is driven by one loop thread (box/loop.py on a real box,
-the simulator's script runner on virtual time). It is told about inputs by
-plain method calls with the time they happened, and answers with the screen
-(`screen`) and the sounds to play (`take_sounds`). It never touches hardware.
+`Box` owns all state and is driven by one loop thread (box/loop.py, on real time on a
+box and on virtual time in the simulator). It is told about inputs by plain method calls
+with the time they happened, gives each to the screen on top of its stack (box/screen.py:
+the menu, the game, pickers, the shot timer, the self-test, enrolment), and answers with
+the screen (`screen`, or a ready-made `frame`) and the sounds to play (`take_sounds`).
+It keeps for itself only the notices, the unknown-card flash, the dice, the power
+combination and undo. It never touches hardware.
 
 >>> from box.journal import Journal
 >>> from box.tools import DiceCup
@@ -21,33 +24,28 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from box.cards import Deck, deck_folder
-from box.enrolment import Enrolment
-from box.games import GAMES, rules_for
-from box.games.base import READERS, Action, Chug, Countdown, Press, Rejected, Roll, Setup, Sound, Tap, View
+from box.cards import Deck
+from box.game_screen import GameScreen
+from box.games import GAMES, load_deck, rules_for
+from box.games.base import Chug, Countdown, Setup, Step, View
 from box.journal import Journal, JournalDamaged
-from box.menu import Choice, Menu, window
-from box.selftest import SelfTest
+from box.menu import Choice, Confirm, Menu, MenuScreen, Picker
+from box.screen import Card, Screen
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap
 from box.tools import DiceCup, ShotTimer, TimerScreen
+from box.words import READERS, PressKind, Sound
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
-TOOL_SCREENS = (SelfTest, Enrolment)
-
 NOTICE_SECONDS = 3.0
 NOTHING_TO_UNDO = "Nothing to undo"
-CLOCK_REFRESH = 0.1  # a running shot timer redraws ten times a second
 DICE_ANIMATION = (0.08, 0.16, 0.26, 0.38, 0.52)  # frame times after a throw
-TITLES = {
-    "deadlines": "Deadlines",
-    "dead-set": "Dead Set",
-    "dead-fellas": "Dead Fellas",
-    "deck-of-death": "Deck of Death",
-}
 
 
 @dataclass
@@ -85,75 +83,111 @@ class DiceShow:
         return ((self.dice[0] + k) % 6 + 1, (self.dice[1] + 2 * k) % 6 + 1)
 
 
-@dataclass
-class Picker:
-    """A list to choose from: UP/DOWN move, OK runs the entry's action, BACK (or no action) closes.
+def titles() -> dict[str, str]:
+    """Each game's title as its rules give it, by canonical name."""
+    return {game: rules_for(game).title for game in GAMES}
 
-    `name` is the screen's name in the state dump (the long-BACK menu is "box-menu").
+
+class Box:
+    """The screens, the game in play and the tools; see the module's docstring.
+
+    `root` is the screen at the bottom of the stack: the main menu (the default) or a
+    tool a command runs on its own (`gravebox selftest`, `gravebox enroll`).
     """
 
-    name: str
-    title: str
-    entries: tuple[str, ...]
-    actions: tuple[Callable[[float], None] | None, ...]
-    cursor: int = 0
-
-
-@dataclass
-class Confirm:
-    """A yes/no question: OK confirms, BACK cancels."""
-
-    question: str
-    on_yes: Callable[[float], None]
-
-
-@dataclass
-class Box:
-    journal: Journal
-    tags: TagMap
-    dice: DiceCup
-    settings: Settings
-    damaged: JournalDamaged | None = None
-    session: GameSession | None = None
-    menu: Menu = field(init=False)
-    overlay: Any = None
-    notice: str = ""
-    notice_until: float = 0.0
-    offline: dict[str, str] = field(default_factory=dict)
-    sounds: list[str] = field(default_factory=list)
-    timer: ShotTimer = field(init=False)
-    dice_show: DiceShow | None = None
-    last_dice: list[int] | None = None
-    flash: View | None = None  # a screen shown for a moment (an unknown card), over everything
-    flash_until: float = 0.0
-    power_off_requested: bool = False
-    decks: dict[str, Deck] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.menu = Menu.main(tuple(GAMES), TITLES)
-        self.timer = ShotTimer(best_chug=self.journal.get("best_chug"))
-        self.last_dice = self.journal.get("dice")
-        if self.damaged is not None:
+    def __init__(
+        self,
+        journal: Journal,
+        tags: TagMap,
+        dice: DiceCup,
+        settings: Settings,
+        damaged: JournalDamaged | None = None,
+        decks: dict[str, Deck] | None = None,
+        root: Screen | None = None,
+    ):
+        self.journal, self.tags, self.dice, self.settings = journal, tags, dice, settings
+        self.decks: dict[str, Deck] = dict(decks or {})
+        self.screens: list[Screen] = []
+        self.game: GameScreen | None = None
+        self.notice, self.notice_until = "", 0.0
+        self.offline: dict[str, str] = {}
+        self.sounds: list[Sound] = []
+        self.timer = ShotTimer(best_chug=journal.get("best_chug"))
+        self.dice_show: DiceShow | None = None
+        self.last_dice: list[int] | None = journal.get("dice")
+        self.flash: View | None = None  # a screen shown for a moment (an unknown card), over everything
+        self.flash_until = 0.0
+        self.power_off_requested = False
+        self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), titles()), self.choose))
+        if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
-        record = self.journal.unfinished_game()
-        if record is not None:
-            try:
-                rules = rules_for(record.name)
-                self.session = GameSession(rules, self.deck(record.name, record.decks), record, self.journal)
-                log.info("resumed %s (game %d, %d actions)", record.name, record.id, self.session.count)
-            except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
-                log.error("cannot resume %s: %s", record.name, problem)
-                self.journal.finish_game(record.id)
-                self.say(f"Cannot resume: {problem}", now=0.0, seconds=30.0)
+        if root is None:
+            self.resume()
+
+    # ----- the screen stack ------------------------------------------------------------
+
+    @property
+    def top(self) -> Screen:
+        return self.screens[-1]
+
+    @property
+    def root(self) -> Screen:
+        return self.screens[0]
+
+    @property
+    def finished(self) -> bool:
+        """True once the root screen closed (a tool command is done; the menu never closes)."""
+        return self.root.closed
+
+    @property
+    def session(self) -> GameSession | None:
+        return self.game.session if self.game is not None else None
+
+    @property
+    def menu(self) -> Menu:
+        root = self.root
+        assert isinstance(root, MenuScreen), "the box runs a tool, not the menu"
+        return root.menu
+
+    def push(self, screen: Screen) -> None:
+        """Show `screen` over the others until it closes."""
+        screen.host = self
+        self.screens.append(screen)
+
+    def settle(self) -> None:
+        """Drop the screens that closed (never the root)."""
+        self.screens[1:] = [screen for screen in self.screens[1:] if not screen.closed]
+        if self.game is not None and self.game not in self.screens:
+            self.game = None
 
     # ----- decks and games -------------------------------------------------------------
 
     def deck(self, game: str, decks_dir: str | None = None) -> Deck:
         """The game's deck (loaded once): from the decks directory where it has the file."""
         if game not in self.decks:
-            directory = Path(decks_dir) if decks_dir else self.settings.decks_dir
-            self.decks[game] = rules_for(game).load_deck(deck_folder(game, directory))
+            self.decks[game] = load_deck(game, Path(decks_dir) if decks_dir else self.settings.decks_dir)
         return self.decks[game]
+
+    def resume(self) -> None:
+        """Show the unfinished game of the journal, if any, as it was."""
+        record = self.journal.unfinished_game()
+        if record is None:
+            return
+        try:
+            rules = rules_for(record.name)
+            session = GameSession(rules, self.deck(record.name, record.decks), record, self.journal)
+            log.info("resumed %s (game %d, %d actions)", record.name, record.id, session.count)
+        except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
+            log.error("cannot resume %s: %s", record.name, problem)
+            self.journal.finish_game(record.id)
+            self.say(f"Cannot resume: {problem}", now=0.0, seconds=30.0)
+            return
+        self.show_game(session)
+
+    def show_game(self, session: GameSession) -> None:
+        del self.screens[1:]  # a game starts from the menu; anything over it goes
+        self.game = GameScreen(session, self)
+        self.push(self.game)
 
     def start_game(
         self,
@@ -193,30 +227,29 @@ class Box:
         record_id = self.journal.start_game(game, names, values, decks_dir)  # finishes the old one too
         record = self.journal.unfinished_game()
         assert record is not None and record.id == record_id
-        self.session = GameSession(rules, deck, record, self.journal)
-        self.overlay = None
-        self.say(f"{TITLES[game]}: {len(names)} players", now)
+        self.show_game(GameSession(rules, deck, record, self.journal))
+        self.say(f"{rules.title}: {len(names)} players", now)
 
     def leave_game(self, now: float) -> None:
         if self.session is not None:
             self.journal.finish_game(self.session.record.id)
-            self.session = None
-        self.menu = Menu.main(tuple(GAMES), TITLES)
-        self.overlay = None
+        del self.screens[1:]
+        self.game = None
+        root = self.root
+        if isinstance(root, MenuScreen):
+            root.menu = Menu.main(tuple(GAMES), titles())
         self.say("Game closed", now)
 
     # ----- inputs ---------------------------------------------------------------------
 
     def button(self, button: str, kind: str, now: float) -> None:
-        """A button event from the press detector: short, long, repeat or combo."""
-        if kind == "combo":
-            self.overlay = Confirm("Power off the box?", self.request_power_off)
+        """A button event from the press detector: short, long, repeat (as short) or combo."""
+        kind = PressKind(kind)
+        if kind == PressKind.REPEAT:
+            kind = PressKind.SHORT
+        if kind == PressKind.COMBO:
+            self.push(Confirm("Power off the box?", self.request_power_off))
             return
-        if isinstance(self.overlay, TOOL_SCREENS):
-            self.overlay.press(button, kind, now)
-            self.close_finished_tool()
-            return
-        press = Press(button, long=(kind == "long"))
         if self.flash is not None:
             self.flash = None
             if now < self.flash_until:
@@ -225,53 +258,59 @@ class Box:
             self.dice_show = None
             if button != "roll":
                 return
-        if self.overlay is not None:
-            self.overlay_press(press, now)
-        elif press == Press("back", long=True):
+        top = self.top
+        if not top.global_keys:
+            top.press(button, kind, now)
+        elif button == "back" and kind == PressKind.LONG:
             self.open_box_menu()
-        elif press == Press("roll", long=True):
-            self.overlay = TimerScreen(self.timer)
-        elif press == Press("roll"):
+        elif button == "roll" and kind == PressKind.LONG:
+            self.open_timer()
+        elif button == "roll":
             self.roll(now)
-        elif self.session is not None:
-            if press == Press("ok", long=True) and self.session.dump().get("over"):
-                self.leave_game(now)
-            else:
-                self.act(press, now)
         else:
-            self.menu_press(press, now)
+            top.press(button, kind, now)
+        self.settle()
+
+    def edge(self, button: str, pressed: bool, now: float) -> None:
+        """A raw button edge (before the press detector): for screens that show buttons held."""
+        self.top.edge(button, pressed, now)
 
     def card_placed(self, reader: str, uid: bytes, now: float, lying: bool = False) -> None:
         """A card laid on a reader (the driver reports each placement once); `lying`: it was
         already there when the reader (re)connected."""
-        if isinstance(self.overlay, TOOL_SCREENS):  # the self-test and enrolment take raw tags
-            self.overlay.card(reader, uid, now)
-            return
-        if lying:  # there before the reader (re)connected: tapped before a power cut or an unplug, not now
-            self.reject(f"Card left on reader {reader}: lift it, tap again", now)
-            return
+        top = self.top
         card = self.tags.lookup(uid)
-        if card is None:
-            self.reject(f"Unknown card {uid.hex()}", now)
-            self.flash = View(
-                "Unknown card",
-                (uid.hex(), "This tag is in no", "deck of this box.", "Enrol it: gravebox", "enroll GAME"),
-            )
-            self.flash_until = self.notice_until
-            return
-        game, card_id = card
-        if self.session is None:
-            self.reject(f"No game running ({TITLES.get(game, game)} card)", now)
-        elif game != self.session.record.name:
-            self.reject(f"That card is from {TITLES.get(game, game)}", now)
-        elif self.overlay is not None or (self.dice_show is not None and not self.dice_show.closes):
-            self.reject("Finish this screen first", now)
+        if not top.raw_tags:
+            if lying:  # there before the reader (re)connected: tapped before a power cut or an unplug, not now
+                self.reject(f"Card left on reader {reader}: lift it, tap again", now)
+                return
+            if card is None:
+                self.unknown_card(uid, now)
+                return
+        top.tag(reader, uid, card, now)
+        self.settle()
+
+    def unknown_card(self, uid: bytes, now: float) -> None:
+        self.reject(f"Unknown card {uid.hex()}", now)
+        self.flash = View(
+            "Unknown card",
+            (uid.hex(), "This tag is in no", "deck of this box.", "Enrol it: gravebox", "enroll GAME"),
+        )
+        self.flash_until = self.notice_until
+
+    def refuse_card(self, card: Card | None, now: float) -> None:
+        """A known card the screen on top cannot take: say why."""
+        game = card[0] if card is not None else ""
+        title = titles().get(game, game)
+        if self.game is None:
+            self.reject(f"No game running ({title} card)", now)
+        elif game != self.game.game:
+            self.reject(f"That card is from {title}", now)
         else:
-            self.act(Tap(reader, card_id), now)
+            self.reject("Finish this screen first", now)
 
     def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
-        if isinstance(self.overlay, TOOL_SCREENS):
-            self.overlay.reader_status(reader, online, message, now)
+        self.top.reader_status(reader, online, message, now)
         if online:
             if self.offline.pop(reader, None) is not None:
                 self.say(f"Reader {reader} back", now)
@@ -280,31 +319,28 @@ class Box:
             self.say(message, now, seconds=NOTICE_SECONDS * 2)
             self.sounds.append(Sound.ERROR)
 
-    # ----- actions --------------------------------------------------------------------
+    # ----- what screens ask of the box ---------------------------------------------------
 
-    def act(self, action: Action, now: float) -> None:
-        """Apply an action to the game: journaled first, then shown and heard."""
-        assert self.session is not None
-        result = self.session.apply(action)
-        if isinstance(result, Rejected):
-            self.reject(result.reason, now)
-            return
+    def accepted(self, step: Step, now: float) -> None:
+        """A game step was journaled: show and play what it asks for."""
         self.notice, self.flash = "", None
-        self.sounds.extend(result.sounds)
-        if isinstance(result.timer, Chug):
-            self.overlay = TimerScreen(self.timer)
-            self.overlay.start_chug(now)
-        elif isinstance(result.timer, Countdown):
-            self.overlay = TimerScreen(self.timer)
-            self.overlay.start_countdown(result.timer.seconds, now)
+        self.sounds.extend(step.sounds)
+        if isinstance(step.timer, Chug):
+            self.open_timer().start_chug(now)
+        elif isinstance(step.timer, Countdown):
+            self.open_timer().start_countdown(step.timer.seconds, now)
+
+    def dice_open(self) -> bool:
+        """The free dice are on the screen (a press puts them away)."""
+        return self.dice_show is not None and not self.dice_show.closes
 
     def roll(self, now: float) -> None:
         """ROLL: the game's dice when it wants them, else the free dice tool."""
         dice = self.dice.throw()
-        game_roll = self.session is not None and self.session.rules.wants_roll(self.session.state)
+        game_roll = self.top.wants_roll()
         with self.journal.batch():  # the roll and the last dice: one durable write
             if game_roll:
-                self.act(Roll(dice), now)
+                self.top.roll(dice, now)
             self.last_dice = list(dice)
             self.journal.put("dice", self.last_dice)
         self.sounds.append(Sound.DICE)
@@ -330,49 +366,64 @@ class Box:
         else:
             self.reject(NOTHING_TO_UNDO, now)
 
-    # ----- menus and overlays -----------------------------------------------------------
-
-    def menu_press(self, press: Press, now: float) -> None:
-        result = self.menu.press(press)
-        if isinstance(result, Menu):
-            self.menu = result
-            return
-        self.choose(result, now)
+    # ----- the box's own screens ---------------------------------------------------------
 
     def choose(self, choice: Choice, now: float) -> None:
+        """What the main menu asked for: a game's setup, a game's start, or a tool."""
         if choice.kind == "game":
             rules = rules_for(choice.game)
-            self.menu = self.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players))
+            root = self.root
+            assert isinstance(root, MenuScreen)
+            root.menu = root.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players))
         elif choice.kind == "start":
             try:
                 self.start_game(choice.game, now, players=choice.players, options=dict(choice.options))
             except (GameStartError, ValueError) as problem:
                 self.reject(str(problem), now)
-        elif choice.tool == "Shot timer":
-            self.overlay = TimerScreen(self.timer)
-        elif choice.tool == "Power off":
-            self.overlay = Confirm("Power off the box?", self.request_power_off)
-        elif choice.tool == "Self-test":
-            self.overlay = SelfTest(self.settings.readers, now, offline=self.offline, assume_online=True)
-        elif choice.tool == "Enrol cards":
+        else:
+            self.open_tool(choice.tool, now)
+
+    def open_tool(self, tool: str, now: float) -> None:
+        if tool == "Shot timer":
+            self.open_timer()
+        elif tool == "Power off":
+            self.push(Confirm("Power off the box?", self.request_power_off))
+        elif tool == "Self-test":
+            from box.selftest import SelfTest
+
+            self.push(SelfTest(self.settings.readers, now, offline=self.offline, assume_online=True))
+        elif tool == "Enrol cards":
             actions = tuple(partial(self.open_enrolment, game) for game in GAMES)
-            self.overlay = Picker(
-                "picker", "Enrol which game?", (*(TITLES[g] for g in GAMES), "Back"), (*actions, None)
-            )
+            names = tuple(titles().values())
+            self.push(Picker("picker", "Enrol which game?", (*names, "Back"), (*actions, None)))
+
+    def open_timer(self) -> TimerScreen:
+        screen = TimerScreen(self.timer, on_chug=self.chugged)
+        self.push(screen)
+        return screen
+
+    def chugged(self, seconds: float, now: float) -> None:
+        self.journal.put("best_chug", self.timer.best_chug)
+        self.say(f"Chug: {seconds:.2f} s", now)
+        self.sounds.append(Sound.END)
 
     def open_enrolment(self, game: str, now: float) -> None:
         """Walk `game`'s deck; each tag laid on a reader becomes the card shown (saved at once)."""
+        from box.enrolment import Enrolment
+
         path = self.settings.state_dir / TAGS_FILE if self.settings.state_dir is not None else None
         deck = self.deck(game)
         walked = all(self.tags.uid_of(game, card_id) is not None for card_id in deck.cards)
-        self.overlay = Enrolment(
-            game,
-            deck,
-            self.tags,
-            path=path,
-            names=lambda other, card_id: self.deck(other).name_of(card_id),
-            title=f"Enrol {TITLES[game]}",
-            every_card=walked,  # every card has a tag already: walk the deck again from the top
+        self.push(
+            Enrolment(
+                game,
+                deck,
+                self.tags,
+                path=path,
+                names=lambda other, card_id: self.deck(other).name_of(card_id),
+                title=f"Enrol {rules_for(game).title}",
+                every_card=walked,  # every card has a tag already: walk the deck again from the top
+            )
         )
 
     def open_box_menu(self) -> None:
@@ -381,48 +432,18 @@ class Box:
         actions: tuple[Callable[[float], None] | None, ...] = (self.undo,)
         if self.session is not None:
             entries += ("Abandon game",)
-            actions += (lambda now: setattr(self, "overlay", Confirm("Abandon this game?", self.leave_game)),)
-        self.overlay = Picker("box-menu", "Box", (*entries, "Back"), (*actions, None))
-
-    def overlay_press(self, press: Press, now: float) -> None:
-        overlay = self.overlay
-        if isinstance(overlay, Confirm):
-            if press.button == "ok":
-                self.overlay = None
-                overlay.on_yes(now)
-            elif press.button == "back":
-                self.overlay = None
-        elif isinstance(overlay, Picker):
-            self.picker_press(overlay, press, now)
-        elif isinstance(overlay, TimerScreen):
-            chug = overlay.press(press, now)
-            if chug is not None:
-                self.journal.put("best_chug", self.timer.best_chug)
-                self.say(f"Chug: {chug:.2f} s", now)
-                self.sounds.append(Sound.END)
-            if overlay.closed:
-                self.overlay = None
-
-    def picker_press(self, picker: Picker, press: Press, now: float) -> None:
-        if press.button in ("up", "down"):
-            picker.cursor = (picker.cursor + (1 if press.button == "down" else -1)) % len(picker.entries)
-        elif press.button == "back":
-            self.overlay = None
-        elif press.button == "ok":
-            action = picker.actions[picker.cursor]
-            self.overlay = None
-            if action is not None:
-                action(now)
+            actions += (lambda now: self.push(Confirm("Abandon this game?", self.leave_game)),)
+        self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
 
     # ----- time -----------------------------------------------------------------------
 
     def advance(self, now: float) -> None:
-        """Let time pass: the shot timer's ticks, a game roll's animation, notices, tool screens."""
+        """Let time pass: the shot timer's ticks, a game roll's animation, notices, the screens."""
         self.sounds.extend(self.timer.advance(now))
-        if isinstance(self.overlay, TOOL_SCREENS):
-            self.overlay.advance(now)
-            self.sounds.extend(self.overlay.take_sounds())
-            self.close_finished_tool()
+        for screen in self.screens:
+            screen.advance(now)
+            self.sounds.extend(screen.take_sounds())
+        self.settle()
         if self.dice_show is not None and self.dice_show.closes and now >= self.dice_show.thrown + DICE_ANIMATION[-1]:
             self.dice_show = None
         if self.notice and now >= self.notice_until:
@@ -432,32 +453,24 @@ class Box:
 
     def next_deadline(self, now: float) -> float | None:
         """When the screen or the sounds next change by themselves (None: not until an input)."""
-        deadlines = [self.timer.next_deadline()]
+        deadlines = [self.timer.next_deadline(), *(screen.next_deadline(now) for screen in self.screens)]
         if self.dice_show is not None:
             deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
         if self.notice:
             deadlines.append(self.notice_until)
-        if isinstance(self.overlay, TimerScreen) and self.overlay.running():
-            deadlines.append(now + CLOCK_REFRESH)
-        if isinstance(self.overlay, TOOL_SCREENS):
-            deadlines.append(self.overlay.next_deadline(now))
         return min((d for d in deadlines if d is not None), default=None)
 
-    def close_finished_tool(self) -> None:
-        if isinstance(self.overlay, TOOL_SCREENS) and self.overlay.closed:
-            self.overlay = None
-
-    def frame(self, now: float) -> Any:
-        """A ready-made image to show instead of rendering the screen (test patterns, progress bar)."""
-        if isinstance(self.overlay, TOOL_SCREENS) and self.dice_show is None:
-            return self.overlay.image(now)
-        return None
-
-    def take_sounds(self) -> list[str]:
+    def take_sounds(self) -> list[Sound]:
         sounds, self.sounds = self.sounds, []
+        for screen in self.screens:  # sounds a screen queued on an input
+            sounds.extend(screen.take_sounds())
         return sounds
 
     # ----- output ---------------------------------------------------------------------
+
+    def frame(self, now: float) -> Image.Image | None:
+        """A ready-made image to show instead of rendering the screen (test patterns, progress bar)."""
+        return self.top.image(now) if self.dice_show is None else None
 
     def screen(self, now: float) -> View:
         """What the OLED shows now."""
@@ -465,7 +478,7 @@ class Box:
         notice = self.notice if self.notice and now < self.notice_until else ""
         if not notice and self.offline:
             notice = "! reader " + ", ".join(sorted(self.offline)) + " off"
-        if not notice and self.session is not None and self.session.dump().get("over") and self.overlay is None:
+        if not notice and self.game is not None and self.top is self.game and self.game.over():
             notice = view.notice or "Hold OK: menu"
         return replace(view, notice=notice or view.notice)
 
@@ -474,58 +487,19 @@ class Box:
             return self.flash
         if self.dice_show is not None:
             return View("Dice", dice=self.dice_show.face(now))
-        overlay = self.overlay
-        if isinstance(overlay, Confirm):
-            return View("Are you sure?", (overlay.question, "", "OK: yes", "BACK: no"))
-        if isinstance(overlay, Picker):
-            lines, cursor = window(overlay.entries, overlay.cursor)
-            return View(overlay.title, lines, cursor)
-        if isinstance(overlay, TOOL_SCREENS):
-            return overlay.view(now)
-        if isinstance(overlay, TimerScreen):
-            return overlay.view(now)
-        if self.session is not None:
-            return self.session.rules.view(self.session.state)
-        return self.menu.view()
+        return self.top.view(now)
 
     def screen_name(self) -> str:
-        if self.dice_show is not None:
-            return "dice"
-        if self.overlay is not None:
-            if isinstance(self.overlay, Picker):
-                return self.overlay.name
-            return {Confirm: "confirm", TimerScreen: "timer", SelfTest: "selftest", Enrolment: "enrol"}[
-                type(self.overlay)
-            ]
-        return "game" if self.session is not None else "menu"
+        return "dice" if self.dice_show is not None else self.top.name
 
     def dump(self, now: float) -> dict[str, Any]:
-        """The state dump (docs/state.md): the box's keys and the game's own."""
-        data: dict[str, Any] = {
-            "game": None,
-            "players": [],
-            "current_player": None,
-            "over": False,
-            "winners": [],
-        }
-        if self.session is not None:
-            data["game"] = self.session.record.name
-            data["players"] = list(self.session.players)
-            data["options"] = dict(self.session.record.options)
-            data["actions"] = self.session.count
-            data.update(self.session.dump())
+        """The state dump (docs/state.md): the box's keys, the game's and the screens' own."""
+        data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
+        for screen in self.screens:
+            data.update(screen.dump())
         data["dice"] = {"last": self.last_dice}
         data["timer"] = self.timer.dump(now)
         data["screen"] = self.screen_name()
         data["notice"] = self.notice if now < self.notice_until else ""
         data["readers_offline"] = sorted(self.offline)
-        if isinstance(self.overlay, Enrolment):
-            walk = self.overlay
-            data["enrolment"] = {
-                "game": walk.game,
-                "current": walk.current,
-                "done": walk.done,
-                "total": len(walk.ids),
-                "notice": walk.notice,
-            }
         return data

@@ -23,7 +23,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from box.games.base import Press, View
+from box.games.base import View
+from box.screen import BaseScreen
+from box.words import PressKind, Sound
 
 Dice = tuple[int, int]
 
@@ -97,16 +99,16 @@ class ShotTimer:
     def running_time(self, now: float) -> float:
         return round(now - self.started, 2) if self.state == "stopwatch" else self.elapsed
 
-    def advance(self, now: float) -> list[str]:
+    def advance(self, now: float) -> list[Sound]:
         """Sounds due by `now`: a tick for each of the last seconds, then the end."""
-        sounds: list[str] = []
+        sounds: list[Sound] = []
         if self.state != "countdown":
             return sounds
         while self.next_tick is not None and self.next_tick <= now and self.next_tick < self.ends:
-            sounds.append("tick")
+            sounds.append(Sound.TICK)
             self.next_tick += 1.0
         if now >= self.ends:
-            sounds.append("end")
+            sounds.append(Sound.END)
             self.state, self.next_tick = "done", None
         return sounds
 
@@ -125,31 +127,32 @@ class ShotTimer:
         }
 
 
-@dataclass
-class TimerScreen:
+class TimerScreen(BaseScreen):
     """The shot timer's screens: choose, set the countdown, run it, or time a chug.
 
-    `press` answers a finished chug's time (for the box to journal as the best),
-    else None; `closed` turns true when the user leaves.
+    A finished chug's time goes to `on_chug` (the Box journals the best); BACK leaves.
 
-    >>> screen = TimerScreen(ShotTimer())
-    >>> screen.press(Press("down"), 0.0), screen.press(Press("ok"), 0.0)  # the chug stopwatch
-    (None, None)
-    >>> screen.press(Press("ok"), 4.25)
-    4.25
+    >>> chugs = []
+    >>> screen = TimerScreen(ShotTimer(), on_chug=lambda seconds, now: chugs.append(seconds))
+    >>> screen.press("down", PressKind.SHORT, 0.0); screen.press("ok", PressKind.SHORT, 0.0)  # the chug stopwatch
+    >>> screen.press("ok", PressKind.SHORT, 4.25); chugs
+    [4.25]
     """
 
-    timer: ShotTimer
-    mode: str = "choose"  # choose, set, countdown, stopwatch
-    cursor: int = 0
-    seconds: int = 30
-    closed: bool = False
-
+    name = "timer"
     STEP = 5  # seconds per UP/DOWN when setting the countdown
     LONGEST = 600
+    REFRESH = 0.1  # a running timer redraws ten times a second
 
-    def press(self, press: Press, now: float) -> float | None:
-        button = press.button
+    def __init__(self, timer: ShotTimer, on_chug: Callable[[float, float], None] | None = None):
+        super().__init__()
+        self.timer = timer
+        self.on_chug = on_chug
+        self.mode = "choose"  # choose, set, countdown, stopwatch
+        self.cursor = 0
+        self.seconds = 30
+
+    def press(self, button: str, kind: PressKind, now: float) -> None:
         if self.mode == "choose":
             if button in ("up", "down"):
                 self.cursor = 1 - self.cursor
@@ -172,13 +175,14 @@ class TimerScreen:
                 self.timer.stop(now)
                 self.mode, self.closed = "set", button == "back"
         elif button == "ok" and self.timer.state == "stopwatch":
-            return self.timer.stop(now)
+            chug = self.timer.stop(now)
+            if chug is not None and self.on_chug is not None:
+                self.on_chug(chug, now)
         elif button == "ok":
             self.timer.start_stopwatch(now)
         elif button == "back":
             self.timer.stop(now, keep=False)  # walking away is not a chug
             self.closed = True
-        return None
 
     def start_chug(self, now: float) -> None:
         self.mode = "stopwatch"
@@ -190,6 +194,9 @@ class TimerScreen:
 
     def running(self) -> bool:
         return self.timer.state in ("countdown", "stopwatch")
+
+    def next_deadline(self, now: float) -> float | None:
+        return now + self.REFRESH if self.running() else None
 
     def view(self, now: float) -> View:
         timer = self.timer

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from box.cards import Deck
-from box.enrolment import Enrolment, SimulatedRig, export_tags, import_tags, names_from
+from box.enrolment import Enrolment, export_tags, import_tags, names_from
 from box.errors import ConfigError
 from box.games import rules_for
 from box.games.base import Sound
 from box.screens import render, render_progress
-from box.selftest import PartsDriver, VirtualTime
 from box.tags import TAGS_FILE, TagMap
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,8 +37,8 @@ def test_walks_the_deck_in_order_and_enrols_each_tap(decks, tmp_path):
     enrol = walk(decks, tmp_path)
     assert enrol.current == ids[0]
     assert enrol.lines(0.0)[:2] == [f"1. {deck.name_of(ids[0])}", "Tap its card"]
-    enrol.card("left", TAG[0], 1.0)
-    enrol.card("right", TAG[1], 2.0)
+    enrol.tag("left", TAG[0], None, 1.0)
+    enrol.tag("right", TAG[1], None, 2.0)
     assert enrol.current == ids[2]
     assert enrol.tags.lookup(TAG[0]) == ("dead-set", ids[0])
     assert enrol.tags.lookup(TAG[1]) == ("dead-set", ids[1])
@@ -50,7 +49,7 @@ def test_walks_the_deck_in_order_and_enrols_each_tap(decks, tmp_path):
 
 def test_saved_after_each_enrolment(decks, tmp_path):
     enrol = walk(decks, tmp_path)
-    enrol.card("left", TAG[0], 1.0)
+    enrol.tag("left", TAG[0], None, 1.0)
     first = next(iter(decks["dead-set"].cards))
     assert TagMap.load(tmp_path / TAGS_FILE).lookup(TAG[0]) == ("dead-set", first)
 
@@ -60,14 +59,14 @@ def test_a_tag_of_another_card_is_refused_naming_the_card(decks, tmp_path):
     other = next(card_id for card_id in deadlines.cards)
     tags = TagMap({TAG[0]: ("deadlines", other)})
     enrol = walk(decks, tmp_path, tags=tags)
-    enrol.card("middle", TAG[0], 1.0)
+    enrol.tag("middle", TAG[0], None, 1.0)
     assert enrol.notice == f"tag already {deadlines.name_of(other)} (deadlines)"
     assert enrol.take_sounds() == [Sound.ERROR]
     first = next(iter(decks["dead-set"].cards))
     assert enrol.current == first
     assert tags.lookup(TAG[0]) == ("deadlines", other)
-    enrol.card("middle", TAG[1], 2.0)
-    enrol.card("middle", TAG[1], 3.0)  # the card just enrolled: refused as the one before
+    enrol.tag("middle", TAG[1], None, 2.0)
+    enrol.tag("middle", TAG[1], None, 3.0)  # the card just enrolled: refused as the one before
     assert enrol.notice == f"tag already {decks['dead-set'].name_of(first)} (dead-set)"
 
 
@@ -76,7 +75,7 @@ def test_the_same_tag_again_moves_on(decks, tmp_path):
     tags = TagMap({TAG[0]: ("dead-set", ids[0])})
     enrol = walk(decks, tmp_path, tags=tags, every_card=True)
     assert enrol.current == ids[0]  # every card, from the first (with a tag or not)
-    enrol.card("left", TAG[0], 1.0)
+    enrol.tag("left", TAG[0], None, 1.0)
     assert enrol.notice == f"Already {decks['dead-set'].name_of(ids[0])}"
     assert enrol.current == ids[1]
 
@@ -87,12 +86,12 @@ def test_down_skips_and_up_goes_back(decks, tmp_path):
     enrol.press("down", "short", 1.0)
     enrol.press("down", "short", 1.1)
     assert enrol.current == ids[2]
-    enrol.card("left", TAG[2], 2.0)
+    enrol.tag("left", TAG[2], None, 2.0)
     assert enrol.current == ids[3]
     enrol.press("up", "short", 3.0)
     enrol.press("up", "repeat", 3.2)
     assert enrol.current == ids[1]
-    enrol.card("left", TAG[1], 4.0)
+    enrol.tag("left", TAG[1], None, 4.0)
     assert enrol.current == ids[3]  # on to the next card without a tag, past the one done
     assert enrol.missing()[:2] == [ids[0], ids[3]]
     enrol.press("ok", "short", 5.0)
@@ -102,10 +101,10 @@ def test_down_skips_and_up_goes_back(decks, tmp_path):
 def test_going_back_to_a_card_with_a_tag_replaces_it(decks, tmp_path):
     ids = list(decks["dead-set"].cards)
     enrol = walk(decks, tmp_path)
-    enrol.card("left", TAG[0], 1.0)
+    enrol.tag("left", TAG[0], None, 1.0)
     enrol.press("up", "short", 2.0)
     assert enrol.lines(2.0)[1] == f"has tag {TAG[0].hex()}"
-    enrol.card("left", TAG[4], 3.0)
+    enrol.tag("left", TAG[4], None, 3.0)
     assert enrol.tags.uid_of("dead-set", ids[0]) == TAG[4]
     assert enrol.tags.lookup(TAG[0]) is None
 
@@ -113,15 +112,15 @@ def test_going_back_to_a_card_with_a_tag_replaces_it(decks, tmp_path):
 def test_resumes_from_the_first_card_without_a_tag_after_reloading(decks, tmp_path):
     ids = list(decks["dead-set"].cards)
     enrol = walk(decks, tmp_path)
-    enrol.card("left", TAG[0], 1.0)
+    enrol.tag("left", TAG[0], None, 1.0)
     enrol.press("down", "short", 1.5)  # no tag for the second card yet
-    enrol.card("left", TAG[2], 2.0)
+    enrol.tag("left", TAG[2], None, 2.0)
     enrol.press("back", "short", 3.0)
     assert enrol.closed
     again = walk(decks, tmp_path, tags=TagMap.load(tmp_path / TAGS_FILE))
     assert again.current == ids[1]
     assert again.done == 2
-    again.card("left", TAG[1], 4.0)
+    again.tag("left", TAG[1], None, 4.0)
     assert again.current == ids[3]
 
 
@@ -134,15 +133,15 @@ def test_done_ids_choose_where_to_start(decks, tmp_path):
 def test_past_the_last_card_the_screen_says_so(decks, tmp_path):
     deck = Deck("dead-set", {"a": 1, "b": 2}, {"a": "Ada", "b": "Bob"}, "mini.csv")
     enrol = Enrolment("dead-set", deck, TagMap(), path=tmp_path / TAGS_FILE)
-    enrol.card("left", TAG[0], 1.0)
+    enrol.tag("left", TAG[0], None, 1.0)
     enrol.press("down", "short", 2.0)
     assert enrol.current is None
     assert enrol.lines(9.0) == ["Every card walked", "1 without a tag", "OK: to the missing"]
-    enrol.card("left", TAG[3], 9.5)
+    enrol.tag("left", TAG[3], None, 9.5)
     assert enrol.take_sounds()[-1] == Sound.ERROR
     enrol.press("ok", "short", 10.0)
     assert enrol.current == "b"
-    enrol.card("left", TAG[1], 11.0)
+    enrol.tag("left", TAG[1], None, 11.0)
     assert enrol.current is None
     assert enrol.lines(20.0)[1] == "All cards have tags"
 
@@ -150,7 +149,7 @@ def test_past_the_last_card_the_screen_says_so(decks, tmp_path):
 def test_progress_screen_and_view(decks, tmp_path):
     deck = decks["dead-set"]
     enrol = walk(decks, tmp_path)
-    enrol.card("left", TAG[0], 1.0)
+    enrol.tag("left", TAG[0], None, 1.0)
     image = enrol.image(10.0)
     assert image.tobytes() == render_progress("Enrol dead-set", 1, len(deck), enrol.lines(10.0)).tobytes()
     view = enrol.view(10.0)
@@ -230,44 +229,36 @@ def test_import_refuses_a_tag_kept_by_another_card(decks, tmp_path):
 
 
 def test_the_simulator_enrols_raw_uids_through_the_pn532_driver(decks, tmp_path):
-    """Simulated parts on virtual time: a raw tag laid on a simulated chip is enrolled and saved."""
-    from box.hardware import open_parts
-    from box.pinmap import load_pinmap
-    from box.ports.nfc.simchip import forget_sim_chips, register_url_handler
+    """The box's one loop on simulated parts: a raw tag laid on a simulated chip is enrolled and saved."""
+    from box.commands.enroll import command
+    from box.sim.world import SimulatedBox
 
-    forget_sim_chips()
-    register_url_handler()
-    virtual = VirtualTime()
-    enrol = walk(decks, tmp_path)
-    driver = PartsDriver(enrol, virtual.clock)
-    parts = open_parts(load_pinmap(), driver.enqueue, virtual.clock, simulated=True)
-    driver.attach(parts)
-    rig = SimulatedRig(driver, virtual)
+    world = SimulatedBox(tmp_path, root=lambda tags: walk(decks, tmp_path, tags))
+    enrol = world.box.root
     ids = list(decks["dead-set"].cards)
     try:
-        rig.run(0.5)
-        rig.command("tap left uid:04a1b2c3")
-        rig.command("press down")
-        rig.command("tap right uid:04a1b2c6d7e8f9")
+        world.advance(0.5)
+        command(world, "tap left uid:04a1b2c3")
+        command(world, "press down")
+        command(world, "tap right uid:04a1b2c6d7e8f9")
         assert enrol.current == ids[3]
-        rig.command("hold up 0.3")
-        rig.command("press up")
+        command(world, "hold up 0.3")
+        command(world, "press up")
         assert enrol.current == ids[1]
-        assert parts.display.image.tobytes() == enrol.image(virtual.now).tobytes()
+        assert world.parts.display.image.tobytes() == enrol.image(world.now).tobytes()
         with pytest.raises(ValueError, match="unknown reader 'top'"):
-            rig.command("tap top uid:04a1b2c3")
+            command(world, "tap top uid:04a1b2c3")
         with pytest.raises(ValueError, match="expected tap READER uid:HEX"):
-            rig.command("tap left Marilyn")
+            command(world, "tap left Marilyn")
     finally:
-        parts.close()
-        forget_sim_chips()
+        world.close()
     saved = TagMap.load(tmp_path / TAGS_FILE)
     assert saved.cards == {TAG[0]: ("dead-set", ids[0]), TAG[3]: ("dead-set", ids[2])}
 
 
 def run_enrol(tmp_path, *args, stdin=""):
     return subprocess.run(
-        [sys.executable, "-m", "box.enrolment", *args, "--state-dir", str(tmp_path), "--config", str(tmp_path / "x")],
+        [sys.executable, "-m", "box.cli", "enroll", *args, "--state-dir", str(tmp_path), "--config", str(tmp_path / "x")],
         cwd=ROOT,
         capture_output=True,
         text=True,

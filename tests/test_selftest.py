@@ -10,7 +10,7 @@ import pytest
 
 from box.games.base import BUTTONS
 from box.screens import render
-from box.selftest import SOUNDS, PartsDriver, SelfTest, VirtualTime, pattern_image
+from box.selftest import SOUNDS, SelfTest, pattern_image
 
 ROOT = Path(__file__).resolve().parent.parent
 READERS = {"left": "/dev/gravebox-left", "middle": "/dev/gravebox-middle", "right": "/dev/gravebox-right"}
@@ -69,14 +69,14 @@ def test_bad_input_gets_a_clear_answer():
     with pytest.raises(ValueError, match="press kind must be"):
         test.press("ok", "double", 1.0)
     with pytest.raises(ValueError, match="unknown reader 'top'"):
-        test.card("top", b"\x04\x01\x02\x03", 1.0)
+        test.tag("top", b"\x04\x01\x02\x03", None, 1.0)
 
 
 def test_a_reader_that_goes_offline_is_named_with_its_port():
     test = fresh()
     for name, port in READERS.items():
         test.reader_status(name, True, f"reader {name}: ready on {port} (PN532 v1.6)", 0.5)
-        test.card(name, bytes.fromhex("04a1b2c3d4e5f6"), 1.0)
+        test.tag(name, bytes.fromhex("04a1b2c3d4e5f6"), None, 1.0)
     assert not [p for p in test.problems() if p.startswith("reader")]
     message = "reader middle: no answer on /dev/gravebox-middle: is its switch on HSU?"
     test.reader_status("middle", False, message, 2.0)
@@ -87,7 +87,7 @@ def test_a_reader_that_goes_offline_is_named_with_its_port():
 def test_readers_show_their_last_uid_and_unknown_ones_are_named():
     test = fresh()
     test.reader_status("left", True, "reader left: ready", 0.5)
-    test.card("left", bytes.fromhex("04a1b2c3"), 1.0)
+    test.tag("left", bytes.fromhex("04a1b2c3"), None, 1.0)
     lines = test.view(4.0).lines
     assert lines[1] == "L 04a1b2c3"
     assert lines[2] == "M waiting..."
@@ -138,47 +138,33 @@ def test_idle_for_long_closes_it():
     assert test.closed
 
 
-def test_driver_runs_it_on_simulated_parts():
+def test_the_box_loop_runs_it_on_simulated_parts(tmp_path):
     """Pins, the simulated PN532 and the dummy display: presses, a card and sounds reach the screen."""
-    from box.hardware import open_parts
     from box.pinmap import load_pinmap
-    from box.ports.nfc.simchip import forget_sim_chips, register_url_handler, sim_chip
+    from box.sim.world import SimulatedBox
 
-    forget_sim_chips()
-    register_url_handler()
-    virtual = VirtualTime()
-    pinmap = load_pinmap()
-    test = SelfTest(dict(pinmap.readers), now=0.0)
-    driver = PartsDriver(test, virtual.clock)
-    parts = open_parts(pinmap, driver.enqueue, virtual.clock, simulated=True)
-    driver.attach(parts)
+    readers = dict(load_pinmap().readers)
+    world = SimulatedBox(tmp_path, root=lambda tags: SelfTest(readers, now=0.0))
+    test, parts = world.box.root, world.parts
     try:
-        driver.poll_readers(0.0)
-        driver.process(0.0)
         assert parts.display.image.getbbox() == (0, 0, 128, 64)  # the full pattern
-        pin = parts.mock_factory.pin(pinmap.buttons["roll"])
-        virtual.now = 4.0
-        pin.drive_low()
-        virtual.now = 5.2
-        driver.process(5.2)  # held past the long-press time
-        pin.drive_high()
-        sim_chip("right").place(bytes.fromhex("04a1b2c3"))
-        driver.poll_readers(5.3)
-        driver.process(5.3)
-        view = test.view(5.3)
+        world.advance(4.0)
+        world.press("roll", seconds=1.2)  # held past the long-press time
+        world.put("right", bytes.fromhex("04a1b2c3"))
+        view = test.view(world.now)
         assert view.title == "Self-test: ROLL long"
         assert view.lines[0] == ".. .. .. .. RL+"
         assert view.lines[3] == "R 04a1b2c3"
-        assert parts.display.image.tobytes() == render(view).tobytes()
-        assert parts.mock_factory.pin(pinmap.buzzer.pin).frequency is not None  # a sound is playing
+        assert parts.display.image.tobytes() == render(world.box.screen(world.now)).tobytes()
+        assert test.sound is not None  # the sounds have begun, through the buzzer pin
+        assert any(state.state for state in parts.mock_factory.pin(world.pinmap.buzzer.pin).states)
     finally:
-        parts.close()
-        forget_sim_chips()
+        world.close()
 
 
 def test_gravebox_selftest_fake_passes_and_names_each_part(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "box.selftest", "--fake", "--config", str(tmp_path / "none.toml")],
+        [sys.executable, "-m", "box.cli", "selftest", "--fake", "--config", str(tmp_path / "none.toml")],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -198,7 +184,7 @@ def test_gravebox_selftest_fake_passes_and_names_each_part(tmp_path):
 
 def test_gravebox_selftest_fails_when_buttons_are_expected_and_never_pressed(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "box.selftest", "--fake", "--seconds", "2", "--config", str(tmp_path / "none.toml")],
+        [sys.executable, "-m", "box.cli", "selftest", "--fake", "--seconds", "2", "--config", str(tmp_path / "none.toml")],
         cwd=ROOT,
         capture_output=True,
         text=True,

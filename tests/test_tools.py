@@ -77,26 +77,26 @@ def test_stopping_a_countdown_silences_it():
 
 
 def test_walking_away_from_the_stopwatch_is_not_a_chug():
-    from box.games.base import Press
     from box.tools import TimerScreen
 
-    screen = TimerScreen(ShotTimer(best_chug=9.0))
-    screen.press(Press("down"), 0.0)
-    screen.press(Press("ok"), 0.0)  # the stopwatch runs
-    assert screen.press(Press("back"), 1.0) is None
+    chugs = []
+    screen = TimerScreen(ShotTimer(best_chug=9.0), on_chug=lambda seconds, now: chugs.append(seconds))
+    screen.press("down", "short", 0.0)
+    screen.press("ok", "short", 0.0)  # the stopwatch runs
+    screen.press("back", "short", 1.0)
+    assert chugs == []
     assert screen.closed
     assert screen.timer.best_chug == 9.0
 
 
 def test_the_countdown_is_set_in_five_second_steps_within_range():
-    from box.games.base import Press
     from box.tools import TimerScreen
 
     screen = TimerScreen(ShotTimer())
-    screen.press(Press("ok"), 0.0)  # set
+    screen.press("ok", "short", 0.0)  # set
     for _ in range(10):
-        screen.press(Press("down"), 0.0)
+        screen.press("down", "short", 0.0)
     assert screen.seconds == 5
-    screen.press(Press("ok"), 0.0)
+    screen.press("ok", "short", 0.0)
     assert screen.timer.state == "countdown"
     assert screen.timer.advance(5.0)[-1] == "end"

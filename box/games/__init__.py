@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
+from box.cards import Deck, deck_folder
 from box.games.base import Rules
 
 GAMES: dict[str, str] = {
@@ -22,3 +24,13 @@ GAMES: dict[str, str] = {
 def rules_for(name: str) -> Rules[Any]:
     """The `RULES` of a game by its canonical name; KeyError for an unknown name."""
     return importlib.import_module(GAMES[name]).RULES
+
+
+def load_deck(game: str, decks_dir: Path | None = None) -> Deck:
+    """The game's deck from `decks_dir` where it has the game's files (box.cards.deck_folder), else built in."""
+    return rules_for(game).load_deck(deck_folder(game, decks_dir))
+
+
+def load_decks(decks_dir: Path | None = None) -> dict[str, Deck]:
+    """Every game's deck, each as `load_deck` finds it."""
+    return {game: load_deck(game, decks_dir) for game in GAMES}

@@ -4,24 +4,28 @@ The same code paths as a Pi: button presses drive gpiozero mock pins, taps
 lay a card's tag on a simulated PN532 that the real driver polls through
 pyserial, and frames go through luma's dummy device. Only time is virtual:
 `advance` jumps from one deadline to the next, so a 30-minute game runs in
-seconds.
+seconds. This is the one harness for virtual time: the terminal simulator, the script
+runner, the `selftest --fake` and `enroll --fake` commands, the tests and the benches.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from box.cards import Deck, deck_folder, find_card
-from box.games import GAMES, rules_for
-from box.hardware import Parts, open_parts
+from box.app import assemble
+from box.cards import Deck, find_card
+from box.games import load_decks
+from box.hardware import Parts
 from box.journal import Journal
 from box.loop import BoxLoop
 from box.pinmap import PinMap, load_pinmap
+from box.screen import Screen
 from box.service import Box, Settings
-from box.tags import TAGS_FILE, TagMap
+from box.tags import TagMap
 from box.tools import DiceCup
 
 log = logging.getLogger(__name__)
@@ -32,17 +36,12 @@ PRESS_SECONDS = 0.1
 TAP_SECONDS = 0.3
 
 
-def load_decks(decks_dir: Path | None) -> dict[str, Deck]:
-    """Every game's deck: from `decks_dir` where it has the file, else built in."""
-    decks = {}
-    for game in GAMES:
-        decks[game] = rules_for(game).load_deck(deck_folder(game, decks_dir))
-    return decks
-
-
 @dataclass
 class SimulatedBox:
-    """A box on fakes. `restart()` is a power cut: everything but the journal and the chips is dropped."""
+    """A box on fakes. `restart()` is a power cut: everything but the journal and the chips is dropped.
+
+    `root` makes the box run that screen (a tool) instead of the menu.
+    """
 
     state_dir: Path
     decks_dir: Path | None = None
@@ -51,6 +50,7 @@ class SimulatedBox:
     pinmap: PinMap = field(default_factory=load_pinmap)
     now: float = 0.0
     frames_dir: Path | None = None
+    root: Callable[[TagMap], Screen] | None = None
     frames_saved: int = 0
     pushes: int = 0
     polling_until: dict[str, float] = field(default_factory=dict)
@@ -59,6 +59,7 @@ class SimulatedBox:
     box: Box = field(init=False)
     parts: Parts = field(init=False)
     loop: BoxLoop = field(init=False)
+    journal: Journal = field(init=False)
     last_frame: bytes = b""
 
     def __post_init__(self) -> None:
@@ -73,18 +74,20 @@ class SimulatedBox:
         return self.now
 
     def boot(self, dice: DiceCup | None = None) -> None:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        journal, damaged = Journal.open_or_recover(self.state_dir / "journal.db")
         if dice is None:
             dice = DiceCup.seeded(self.seed) if self.seed is not None else DiceCup()
-        settings = Settings(
-            names=self.names, decks_dir=self.decks_dir, readers=dict(self.pinmap.readers), state_dir=self.state_dir
+        settings = Settings(names=self.names, decks_dir=self.decks_dir)
+        app = assemble(
+            self.pinmap,
+            self.clock,
+            settings,
+            self.state_dir,
+            simulated=True,
+            dice=dice,
+            decks=dict(self.decks),
+            root=self.root,
         )
-        tags = TagMap.simulated(self.decks.values())
-        tags.merge(TagMap.load(self.state_dir / TAGS_FILE))  # what was enrolled in the simulator
-        self.box = Box(journal, tags, dice, settings, damaged=damaged, decks=dict(self.decks))
-        self.parts = open_parts(self.pinmap, lambda event: self.loop.enqueue(event), self.clock, simulated=True)
-        self.loop = BoxLoop(self.box, self.parts, self.clock)
+        self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
         for name in self.parts.readers:
             self.polling_until[name] = self.now + POLL_WINDOW
         self.next_poll = self.now  # the readers are polled as the box starts, as on a Pi
@@ -98,9 +101,12 @@ class SimulatedBox:
         dice with or without power cuts.
         """
         dice = self.box.dice
-        self.parts.close()
-        self.box.journal.close()
+        self.close()
         self.boot(dice)
+
+    def close(self) -> None:
+        self.parts.close()
+        self.journal.close()
 
     # ----- physical inputs ---------------------------------------------------------------
 

@@ -1,0 +1,93 @@
+"""The composition root: the one place where a box is put together.
+
+`assemble` builds, in order, the inbox, the parts (real or the libraries' fakes), the
+journal, the tag map, the Box and the loop. The service (`gravebox run`), the simulator
+(box/sim/world.py) and the `selftest` and `enroll` commands all use it; the commands
+give it their own root screen instead of the menu.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from box.cards import Deck
+from box.games import load_decks
+from box.hardware import Parts, open_parts
+from box.journal import Journal
+from box.loop import BoxLoop
+from box.pinmap import PinMap
+from box.screen import Screen
+from box.service import Box, Settings
+from box.tags import TAGS_FILE, TagMap
+from box.tools import DiceCup
+
+JOURNAL_FILE = "journal.db"
+
+
+@dataclass
+class App:
+    """A put-together box: close it to release the parts and the journal."""
+
+    inbox: queue.SimpleQueue[Any]
+    parts: Parts
+    journal: Journal
+    box: Box
+    loop: BoxLoop
+
+    def close(self) -> None:
+        self.parts.close()
+        self.journal.close()
+
+
+def load_tags(state_dir: Path | None, made_up: Callable[[], Iterable[Deck]] | None = None) -> TagMap:
+    """The tag map saved in `state_dir`; in the simulator, every card's made-up tag under it
+    (the decks of `made_up` are parsed at the first tap)."""
+    # a tag map that cannot be read is set aside (logged) and the tags that could be read are kept
+    saved = TagMap.load_or_recover(state_dir / TAGS_FILE)[0] if state_dir is not None else TagMap()
+    if made_up is None:
+        return saved
+    tags = TagMap.simulated(made_up)
+    tags.merge(saved)  # what was enrolled in the simulator
+    return tags
+
+
+def assemble(
+    pinmap: PinMap,
+    clock: Callable[[], float],
+    settings: Settings,
+    state_dir: Path | None,
+    simulated: bool,
+    dice: DiceCup | None = None,
+    decks: dict[str, Deck] | None = None,
+    root: Callable[[TagMap], Screen] | None = None,
+) -> App:
+    """Open everything a box needs; raises HardwareError for a part that cannot be opened.
+
+    `decks` (the simulator's, loaded once) also give the simulated tags (else the decks are
+    parsed for them at the first tap). With `root` the
+    box runs that screen instead of the menu, on a journal in memory: a tool plays no game.
+    """
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    parts = open_parts(pinmap, inbox.put, clock, simulated=simulated)
+    try:
+        if root is None and state_dir is not None:
+            state_dir.mkdir(parents=True, exist_ok=True)
+            journal, damaged = Journal.open_or_recover(state_dir / JOURNAL_FILE)
+        else:
+            journal, damaged = Journal(":memory:"), None
+        made_up = None
+        if simulated and root is None:  # a tool sees only the tags really enrolled
+            made_up = (lambda: decks.values()) if decks is not None else (lambda: load_decks(settings.decks_dir).values())
+        tags = load_tags(state_dir, made_up)
+        settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
+        box = Box(
+            journal, tags, dice or DiceCup(), settings, damaged=damaged, decks=decks, root=root(tags) if root else None
+        )
+    except BaseException:
+        parts.close()
+        raise
+    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox))

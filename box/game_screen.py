@@ -1,0 +1,85 @@
+"""The game in play as a screen: presses, cards and the game's dice go to its rules.
+
+The screen turns the Box's inputs into the game's actions (`Press`, `Tap`, `Roll`) and
+hands them to the `GameSession`, which journals every accepted action before the state
+changes. What an accepted step asks for (sounds, the shot timer) goes back to the Box.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from box.games.base import Action, Press, Rejected, Roll, Step, Tap, View
+from box.screen import BaseScreen, Card, Host
+from box.words import PressKind
+
+if TYPE_CHECKING:
+    from box.session import GameSession
+
+
+class GameHost(Host, Protocol):
+    """What the game screen needs of the Box besides a screen's host."""
+
+    def accepted(self, step: Step, now: float) -> None: ...
+
+    def dice_open(self) -> bool: ...
+
+    def leave_game(self, now: float) -> None: ...
+
+
+class GameScreen(BaseScreen):
+    """The running game: every press the Box does not keep, taps of its own deck, its dice."""
+
+    name = "game"
+    global_keys = True
+
+    def __init__(self, session: GameSession, host: GameHost):
+        super().__init__()
+        self.session = session
+        self.game_host = host
+
+    @property
+    def game(self) -> str:
+        return self.session.record.name
+
+    def over(self) -> bool:
+        return self.session.rules.is_over(self.session.state)
+
+    def press(self, button: str, kind: PressKind, now: float) -> None:
+        if button == "ok" and kind == PressKind.LONG and self.over():
+            self.game_host.leave_game(now)
+        else:
+            self.act(Press(button, long=kind == PressKind.LONG), now)
+
+    def tag(self, reader: str, uid: bytes, card: Card | None, now: float) -> None:
+        if card is None or card[0] != self.game or self.game_host.dice_open():
+            self.game_host.refuse_card(card, now)
+        else:
+            self.act(Tap(reader, card[1]), now)
+
+    def wants_roll(self) -> bool:
+        return self.session.rules.wants_roll(self.session.state)
+
+    def roll(self, dice: tuple[int, int], now: float) -> None:
+        self.act(Roll(dice), now)
+
+    def act(self, action: Action, now: float) -> None:
+        """Apply an action to the game: journaled first, then shown and heard."""
+        result = self.session.apply(action)
+        if isinstance(result, Rejected):
+            self.game_host.reject(result.reason, now)
+        else:
+            self.game_host.accepted(result, now)
+
+    def view(self, now: float) -> View:
+        return self.session.rules.view(self.session.state)
+
+    def dump(self) -> dict[str, Any]:
+        session = self.session
+        return {
+            "game": self.game,
+            "players": list(session.players),
+            "options": dict(session.record.options),
+            "actions": session.count,
+            **session.dump(),
+        }
