@@ -95,7 +95,7 @@ class RandomPlayer:
         if box.session is None and box.overlay is None:
             return [f"start {self.game} players={PLAYERS[self.game]}"]
         if box.overlay is not None:
-            if type(box.overlay).__name__ == "BoxMenu" and rng.random() < 0.3:
+            if box.overlay.name == "box-menu" and rng.random() < 0.3:
                 return ["press down", "press ok"]
             return ["press back"] if rng.random() < 0.8 else [f"press {rng.choice(('up', 'down', 'ok'))}"]
         if box.session is not None and box.session.dump().get("over"):

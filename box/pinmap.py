@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from box.errors import ConfigError, read_text
-from box.games.base import BUTTONS, READERS
+from box.words import BUTTONS, READERS
 
 GPIO_PINS = range(28)  # BCM GPIO0..GPIO27 on the 40-pin header
 I2C_PINS = (2, 3)  # I2C1 SDA/SCL: the OLED

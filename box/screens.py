@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from box.ports.display import HEIGHT, WIDTH
+from box.words import SCREEN_HEIGHT, SCREEN_WIDTH, TEXT_LINES
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -40,8 +40,9 @@ if TYPE_CHECKING:
 TITLE_HEIGHT = 10  # where the rows start: the lit bar and a dark pixel row under it
 TITLE_BAR = 9  # the lit title bar; the row below it stays dark, so a highlighted first line stands apart
 ROW_HEIGHT = 9
+WIDTH, HEIGHT = SCREEN_WIDTH, SCREEN_HEIGHT
 ROWS = (HEIGHT - TITLE_HEIGHT) // ROW_HEIGHT  # 6
-MAX_LINES = 5
+MAX_LINES = TEXT_LINES
 TEXT_RISE = 2  # the bitmap font leaves 2 blank rows above capitals: draw that much higher
 MARGIN = 1
 MARQUEE_REST = 1.0  # seconds a scrolled line rests at its start and at its end

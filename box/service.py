@@ -140,6 +140,12 @@ class Box:
         return self.root.closed
 
     @property
+    def overlay(self) -> Screen | None:
+        """The screen over the game or the menu (a picker, a question, a tool), if any."""
+        top = self.top
+        return None if top is self.root or top is self.game else top
+
+    @property
     def session(self) -> GameSession | None:
         return self.game.session if self.game is not None else None
 

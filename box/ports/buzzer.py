@@ -43,8 +43,8 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from box.care import VOLUME_LEVELS
-from box.games.base import Sound
 from box.pinmap import PinUnavailable
+from box.words import Sound
 
 # The passive buzzer's range: TonalBuzzer(mid_tone=A5, octaves=2) plays A3..A7.
 MID_TONE_HZ = 880.0

@@ -28,10 +28,11 @@ if TYPE_CHECKING:
     from PIL import Image
 
 from box.pinmap import CONTROLLERS
+from box.words import SCREEN_HEIGHT, SCREEN_WIDTH
 
 log = logging.getLogger(__name__)
 
-WIDTH, HEIGHT = 128, 64  # the panel, in pixels
+WIDTH, HEIGHT = SCREEN_WIDTH, SCREEN_HEIGHT  # the panel, in pixels
 
 
 class DisplayUnavailable(RuntimeError):

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from box.sim.world import SimulatedBox
-
-BUTTONS = ("up", "down", "ok", "back", "roll")
+from box.words import BUTTONS
 
 # verb -> (smallest, largest) number of words after it; None: no upper bound
 ARITY: dict[str, tuple[int, int | None]] = {

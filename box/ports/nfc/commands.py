@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from box.words import UID_LENGTHS
+
 
 class Command(IntEnum):
     """Command codes (the byte after TFI D4)."""
@@ -45,7 +47,6 @@ ONE_TYPE_A_TARGET = bytes([0x01, 0x00])
 """InListPassiveTarget: at most one target, 106 kbps type A (MIFARE, NTAG)."""
 RELEASE_ALL_TARGETS = bytes([0x00])
 PN532_IC = 0x32
-UID_LENGTHS = (4, 7, 10)
 TARGET = 0x01
 """The logical number InListPassiveTarget gives the one target it lists."""
 TAG_READ = 0x30

@@ -47,7 +47,6 @@ from box.ports.nfc.commands import (
     TAG_READ,
     TAG_WRITE,
     TARGET,
-    UID_LENGTHS,
     Command,
 )
 from box.ports.nfc.ntag import (
@@ -61,6 +60,7 @@ from box.ports.nfc.ntag import (
     locked_pages,
     write_plan,
 )
+from box.words import UID_LENGTHS
 
 URL_SCHEME = "pn532sim"
 FIRMWARE_VERSION = bytes([0x32, 0x01, 0x06, 0x07])
