@@ -49,7 +49,7 @@ def played_states(folder: Path) -> list[dict[str, bytes]]:
     box.leave_game(1.0)  # a finished game too
     box.start_game("dead-set", 2.0, players=3)
     for n, card in enumerate(list(DECKS["dead-set"].cards)[:12]):
-        box.act(Tap("middle", card), 3.0 + n)
+        box.game.act(Tap("middle", card), 3.0 + n)
     box.dice.queue(3, 4)
     box.button("roll", "short", 20.0)
     cut = {suffix: Path(f"{path}{suffix}").read_bytes() for suffix in ("", "-wal")}
