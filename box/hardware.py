@@ -15,9 +15,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from box.pinmap import PinMap
+
+if TYPE_CHECKING:
+    from box.ports import BuzzerPort
+    from box.ports.buttons import GpioButtons
+    from box.ports.display import FramePusher
+    from box.ports.nfc.reader import Pn532Reader
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +67,11 @@ class Parts:
     """The opened parts. `mock_factory` is set when the GPIO is simulated."""
 
     pinmap: PinMap
-    buttons: Any
-    buzzer: Any
-    display: Any
-    pusher: Any
-    readers: dict[str, Any]
+    buttons: GpioButtons
+    buzzer: BuzzerPort
+    display: Any  # the luma device (luma.core.device.device): real, or luma's dummy
+    pusher: FramePusher
+    readers: dict[str, Pn532Reader]
     mock_factory: Any = None
     closers: list[Callable[[], None]] = field(default_factory=list)
 

@@ -7,19 +7,30 @@ are the small lists and questions the Box opens over any screen.
 
 >>> menu = Menu.main(("deadlines", "dead-set"), titles={"deadlines": "Deadlines", "dead-set": "Dead Set"})
 >>> menu.press(Press("down")).press(Press("ok"))
-Choice(kind='game', game='dead-set', players=0, options=(), tool='')
+Choice(kind='game', game='dead-set', players=0, options=(), tool=None)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from box.games.base import Option, Press, View
 from box.screen import BaseScreen
 from box.words import PressKind
 
-TOOLS = ("Shot timer", "Self-test", "Enrol cards", "Power off")
+
+class Tool(StrEnum):
+    """The tools of the main menu, by the label it shows."""
+
+    SHOT_TIMER = "Shot timer"
+    SELF_TEST = "Self-test"
+    ENROL = "Enrol cards"
+    POWER_OFF = "Power off"
+
+
+TOOLS = tuple(Tool)
 VISIBLE_LINES = 5
 
 
@@ -41,7 +52,7 @@ class Choice:
     game: str = ""
     players: int = 0
     options: tuple[tuple[str, str], ...] = ()
-    tool: str = ""
+    tool: Tool | None = None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from box.game_screen import GameScreen
 from box.games import GAMES, load_deck, rules_for
 from box.games.base import Chug, Countdown, Setup, Step, View
 from box.journal import Journal, JournalDamaged
-from box.menu import Choice, Confirm, Menu, MenuScreen, Picker
+from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screen import Card, Screen
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap
@@ -386,19 +386,19 @@ class Box:
                 self.start_game(choice.game, now, players=choice.players, options=dict(choice.options))
             except (GameStartError, ValueError) as problem:
                 self.reject(str(problem), now)
-        else:
+        elif choice.tool is not None:
             self.open_tool(choice.tool, now)
 
-    def open_tool(self, tool: str, now: float) -> None:
-        if tool == "Shot timer":
+    def open_tool(self, tool: Tool, now: float) -> None:
+        if tool is Tool.SHOT_TIMER:
             self.open_timer()
-        elif tool == "Power off":
+        elif tool is Tool.POWER_OFF:
             self.push(Confirm("Power off the box?", self.request_power_off))
-        elif tool == "Self-test":
+        elif tool is Tool.SELF_TEST:
             from box.selftest import SelfTest
 
             self.push(SelfTest(self.settings.readers, now, offline=self.offline, assume_online=True))
-        elif tool == "Enrol cards":
+        elif tool is Tool.ENROL:
             actions = tuple(partial(self.open_enrolment, game) for game in GAMES)
             names = tuple(titles().values())
             self.push(Picker("picker", "Enrol which game?", (*names, "Back"), (*actions, None)))
