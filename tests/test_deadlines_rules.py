@@ -218,6 +218,26 @@ def test_life_spans_compare_years_only_when_one_card_prints_years_only():
     assert sounds == (Sound.RIGHT,)
 
 
+def test_a_column_stays_in_order_as_a_whole_not_just_around_the_insertion_point():
+    """RULINGS 3 with the built-in cards: a coarse card ties its neighbours, the others still count."""
+    deck = RULES.load_deck()
+    hitler, frank, roosevelt = (deck.find(name) for name in ("Adolf Hitler", "Anne Frank", "Franklin D. Roosevelt"))
+    beethoven, dante, lincoln = (
+        deck.find(name) for name in ("Ludwig van Beethoven", "Dante Alighieri", "Abraham Lincoln")
+    )
+    game, _ = step(
+        RULES.new(Setup(("Ann", "Bob")), deck), Tap(LEFT, "dl004"), Tap(MIDDLE, beethoven), Tap(RIGHT, hitler)
+    )
+    game, _ = place(game, RIGHT, frank, 1)  # "1945" ties Hitler (1945-04-30)
+    game, _ = place(game, MIDDLE, dante, 1)  # "56" ties Beethoven (56y 3m)
+    for position, right in ((2, False), (1, False), (0, True)):  # 1945-04-12: before Hitler
+        _, sounds = place(game, RIGHT, roosevelt, position)
+        assert sounds[0] == (Sound.RIGHT if right else Sound.WRONG), position
+    for position, right in ((2, False), (1, False), (0, True)):  # 56y 2m: shorter than Beethoven
+        _, sounds = place(game, MIDDLE, lincoln, position, attempt=False)
+        assert sounds[0] == (Sound.RIGHT if right else Sound.WRONG), position
+
+
 # --- columns close ------------------------------------------------------------------
 
 

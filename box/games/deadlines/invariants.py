@@ -1,6 +1,6 @@
 """What every reachable Deadlines state keeps, checked by the property tests and the soak.
 
-`check(state)`: columns in order under the `ties` rule and never past their size, the game
+`check(state)`: columns in order as a whole (every pair of cards) under the `ties` rule and never past their size, the game
 over exactly when its end condition is met, the dump JSON-ready and the screen within five
 lines of 21 characters. `check_step(before, action, after)`: penalties change only when a card
 is placed or a reward is settled. Both raise AssertionError naming what broke.
@@ -9,7 +9,7 @@ is placed or a reward is settled. Both raise AssertionError naming what broke.
 from __future__ import annotations
 
 import json
-from itertools import pairwise
+from itertools import combinations
 
 from box.games.base import Action, Press
 from box.games.deadlines.cards import compare, compare_spans
@@ -29,13 +29,13 @@ def may_follow(game: Game, column: int, first: str, second: str) -> bool:
 
 
 def right_positions(game: Game, phase: Placing) -> list[int]:
-    """Every position where the card being placed is in order with its neighbours."""
+    """Every position where the card being placed is in order with every card above and below."""
     cards = game.columns[phase.column]
     return [
         position
         for position in range(len(cards) + 1)
-        if (position == 0 or may_follow(game, phase.column, cards[position - 1], phase.card))
-        and (position == len(cards) or may_follow(game, phase.column, phase.card, cards[position]))
+        if all(may_follow(game, phase.column, above, phase.card) for above in cards[:position])
+        and all(may_follow(game, phase.column, phase.card, below) for below in cards[position:])
     ]
 
 
@@ -47,7 +47,7 @@ def check(game: Game) -> None:
     assert set(placed) <= game.used
     for column, cards in enumerate(game.columns):
         assert len(cards) <= size, "a column past its size"
-        assert all(may_follow(game, column, a, b) for a, b in pairwise(cards)), "a column out of order"
+        assert all(may_follow(game, column, a, b) for a, b in combinations(cards, 2)), "a column out of order"
     dump = RULES.dump(game)
     json.dumps(dump)
     assert dump["closed"] == [name for name, cards in zip(COLUMNS, game.columns) if len(cards) == size]

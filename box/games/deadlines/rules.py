@@ -128,12 +128,14 @@ def _placing_step(game: Game, action: Action) -> Result:
 
 
 def fits(game: Game, column: int, position: int, card: str) -> bool:
-    """Whether `card` is in order with both neighbours at `position` (ties per the `ties` rule)."""
+    """Whether `card` at `position` is in order with every card above and below it (RULINGS 3).
+
+    The column stays in order as a whole: a coarse "1809" may tie both Poe (1809-01-19) and
+    Darwin (1809-02-12), yet Darwin may not stand above Poe. Ties follow the `ties` rule.
+    """
     cards = game.columns[column]
-    before = cards[position - 1] if position > 0 else None
-    after = cards[position] if position < len(cards) else None
-    return (before is None or in_order(game, column, before, card)) and (
-        after is None or in_order(game, column, card, after)
+    return all(in_order(game, column, above, card) for above in cards[:position]) and all(
+        in_order(game, column, card, below) for below in cards[position:]
     )
 
 
