@@ -32,8 +32,8 @@ def tap(title: str) -> Tap:
     return Tap("middle", card(title))
 
 
-def start(players=("Ann", "Bob", "Cy"), forfeits="drinks"):
-    return RULES.new(Setup(tuple(players), {"forfeits": forfeits}), DECK)
+def start(players=("Ann", "Bob", "Cy"), forfeits="drinks", **house: str):
+    return RULES.new(Setup(tuple(players), {"forfeits": forfeits, **house}), DECK)
 
 
 def play(state, *actions):
@@ -221,9 +221,9 @@ def test_inner_spaces_hold_cards_too():
 # -- challenges and the card phase --------------------------------------------------------
 
 
-def landed(title: str, owner: int = 1, space: int = 3, players=("Ann", "Bob", "Cy")):
+def landed(title: str, owner: int = 1, space: int = 3, players=("Ann", "Bob", "Cy"), **house: str):
     """Ann has just rolled onto `space`, which holds `title` placed by player `owner`."""
-    state = on_board(play(start(players), OK), str(space), title, owner)
+    state = on_board(play(start(players, **house), OK), str(space), title, owner)
     return play(state, Roll((1, space - 1)))
 
 
@@ -239,13 +239,16 @@ def test_a_completed_challenge_allows_a_replacement():
     assert state.completed and state.phase == "card"
 
 
-def test_a_failed_challenge_costs_its_tier_in_drinks():
+def test_a_failed_challenge_costs_what_the_card_says_and_its_tier_only_as_a_house_rule():
     state = play(landed("Plank"), BACK)
+    assert dump(state)["drinks"]["Ann"] == 0 and not state.completed
+    assert state.notice == "Failed: as the card says"
+    state = play(landed("Plank", fail_forfeit="tier"), BACK)
     assert dump(state)["drinks"]["Ann"] == 2 and not state.completed
 
 
 def test_points_mode_counts_points_and_says_so():
-    state = play(on_board(play(start(forfeits="points"), OK), "3", "Handstand", 1), Roll((1, 2)))
+    state = play(on_board(play(start(forfeits="points", fail_forfeit="tier"), OK), "3", "Handstand", 1), Roll((1, 2)))
     state = play(state, BACK)
     assert dump(state)["drinks"]["Ann"] == 3 and state.notice == "Failed: 3 points"
     assert dump(state)["forfeits"] == "points"
@@ -356,13 +359,14 @@ def test_a_reaction_of_the_same_tier_cancels_the_challenge():
 
 
 def test_same_tier_and_colour_reflects_onto_the_owner_who_cannot_react():
-    state = play(landed("Plank"), tap("Plank"), tap("Dance"))
+    state = play(landed("Plank", fail_forfeit="tier"), tap("Plank"), tap("Dance"))
     assert state.phase == "reflected" and "Bob takes it!" in RULES.view(state).lines
-    assert rejected(state, tap("Dance")) == "One reaction per challenge"
+    assert rejected(state, tap("Dance")) == "Dance is discarded"  # the reaction card is spent
     assert rejected(state, tap("Squats")) == "One reaction per challenge"
     state = play(state, BACK)  # Bob fails it
     assert dump(state)["drinks"] == {"Ann": 0, "Bob": 2, "Cy": 0}
     assert state.phase == "card"
+    assert dump(state)["board"] == {} and dump(state)["discard_pile"] == [card("Dance"), card("Plank")]
 
 
 def test_a_reflected_challenge_completed_by_the_owner_costs_nothing():

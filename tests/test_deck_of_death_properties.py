@@ -49,6 +49,15 @@ def play_session(deck, players, moves):
     return state
 
 
+def play_inputs(state, *inputs):
+    """Apply inputs the game must accept."""
+    for action in inputs:
+        result = RULES.apply(state, action)
+        assert isinstance(result, Step), getattr(result, "reason", "")
+        state = result.state
+    return state
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     players=st.sampled_from([("A", "B"), ("Ann", "Bob", "Cy"), tuple(f"P{i}" for i in range(1, 9))]),
@@ -72,7 +81,13 @@ def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and
     seen = set()
     for _ in range(30000):
         placed = state.spaces[state.slot] if state.overlay is None else None
-        if RULES.wants_roll(state) and rng.random() < 0.8:
+        if len(state.discard) > 4 and state.overlay is None and state.phase == "end":
+            state = play_inputs(state, Press("down"), Press("down"), Press("ok"))  # the table reshuffles
+            seen.add("reshuffle")
+            continue
+        if state.overlay is not None and state.overlay.kind in ("menu", "move") and rng.random() < 0.8:
+            action = Press("back")  # the table menu opened by chance: mostly closed again
+        elif RULES.wants_roll(state) and rng.random() < 0.8:
             action = Roll((rng.randint(1, 6), rng.randint(1, 6)))
         elif placed is not None and state.phase == "challenge" and rng.random() < 0.3:
             action = Tap("left", placed.card)  # react to it
@@ -93,6 +108,6 @@ def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and
                 seen.add("chug")
     data = check(state)
     assert data["lockout"]
-    assert {"inside", "duel-roll", "duel-winner", "reflected", "react", "chug"} <= seen
+    assert {"inside", "duel-roll", "duel-winner", "reflected", "react", "chug", "reshuffle"} <= seen
     assert sum(data["laps"].values()) > 10
     assert len(pickle.dumps(state)) < 200_000

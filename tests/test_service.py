@@ -32,15 +32,17 @@ def test_the_menu_starts_a_game_with_default_options():
     assert box.menu.page == "players"
     press(box, "up")  # 3 players
     press(box, "ok")  # to the options
-    assert box.menu.entries() == ["Forfeits: drinks", "START"]
+    assert box.menu.entries() == ["Forfeits: drinks", "Fail costs: none", "Blue card: rule", "START"]
     press(box, "ok")  # forfeits -> points
-    press(box, "down")
+    for _ in range(3):
+        press(box, "down")
     press(box, "ok")  # START
     dump = box.dump(1.0)
     assert dump["game"] == "deck-of-death"
     assert dump["players"] == ["Ann", "Bob", "Cid"]
-    assert dump["options"] == {"forfeits": "points"}
-    assert box.journal.unfinished_game().options == {"forfeits": "points"}
+    chosen = {"forfeits": "points", "fail_forfeit": "none", "blue_landing": "rule"}
+    assert dump["options"] == chosen
+    assert box.journal.unfinished_game().options == chosen
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,7 @@ def test_a_person_can_start_a_game_and_roll_in_the_terminal(tmp_path):
         assert read_until(controller, b"Players", seen)
         os.write(controller, b"\r\r")  # 2 players, then START
         assert read_until(controller, b"START", seen)
-        os.write(controller, b"j\r")
+        os.write(controller, b"jjj\r")  # past the options to START
         assert read_until(controller, b"draw", seen)
         os.write(controller, b"\r")  # drawn up to 7
         assert read_until(controller, b"ROLL", seen)

@@ -191,6 +191,7 @@ def parse_board(text: str, path: str) -> Board:
     if not MIN_ARROWS <= len(table) <= MAX_ARROWS:
         raise fail(f"{len(table)} arrows; a board has {MIN_ARROWS} to {MAX_ARROWS}", "arrows")
     arrows = []
+    written: dict[int, str] = {}  # space -> the key it was written as ("5" and "05" are one space)
     for key, value in table.items():
         field = f"arrows.{key}"
         if not re.fullmatch(r"\d+", key):
@@ -204,6 +205,9 @@ def parse_board(text: str, path: str) -> Board:
             raise arrow_fail(f"space {space} is off the outer ring (0 to {outer - 1})")
         if space == start:
             raise arrow_fail(f"space {space} is the Start space, which cannot be an arrow")
+        if space in written:
+            raise arrow_fail(f"space {space} is given twice (also as {written[space]!r})")
+        written[space] = key
         target = _whole(value, 0, INNER_SIZE - 1, arrow_fail)
         arrows.append((space, target))
     return Board(outer=outer, start=start, arrows=tuple(sorted(arrows)))

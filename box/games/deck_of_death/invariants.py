@@ -1,8 +1,9 @@
 """What every reachable Deck of Death state keeps, checked by the property tests and the soak.
 
-`check(state)`: tokens on their rings, one card a space and none on Start, the dump
+`check(state)`: tokens on their rings, one card a space and none on Start, a card either on
+the board or in the discard pile (once) or neither, the dump
 JSON-ready and the screen within five lines of 21 characters. `check_step(before, action,
-after)`: laps and drinks only grow (laps by the mover's roll), the lockout stays, at most one
+after)`: laps and drinks only grow (laps by the mover's roll, never by a card's move), the lockout stays, at most one
 duel is won a step, and after enough chaos only scrolling. Both raise AssertionError.
 """
 
@@ -30,6 +31,8 @@ def check(state: State) -> dict[str, Any]:
     assert len(cards) == len(set(cards)), "a card on two spaces"
     assert len(state.spaces) == board.size, "one slot per space"
     assert state.spaces[board.start] is None, "Start holds no card"
+    assert len(state.discard) == len(set(state.discard)), "a card discarded twice"
+    assert not set(cards) & set(state.discard), "a card both on the board and in the discard pile"
     for player, token in enumerate(state.tokens):
         if token.ring == "outer":
             assert state.inner_turns[player] == 0

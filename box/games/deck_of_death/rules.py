@@ -29,7 +29,10 @@ from box.games.deck_of_death.state import (
     DUEL_STYLES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
+    MENU_ITEMS,
+    MOST_STEPS,
     OPTIONS,
+    WAYS,
     Duel,
     Layer,
     Overlay,
@@ -40,9 +43,13 @@ from box.games.deck_of_death.state import (
     dump,
     forfeit,
 )
-from box.games.kit import Rulebook, Stage, expect, moved, read_options, scroll, set_at
+from box.games.kit import Rulebook, Stage, expect, fit, moved, read_options, scroll, set_at
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
+MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
+FORWARDS, BACKWARDS, INSIDE = 0, 1, 2  # the ways a card moves a token, in WAYS order
+MENU_PHASES = (Phase.DRAW, Phase.ROLL, Phase.CHALLENGE, Phase.CARD, Phase.END)  # short UP/DOWN opens the menu
+MOVE_PHASES = (Phase.CHALLENGE, Phase.CARD)  # where a card's instruction can move a token
 
 
 def apply(state: State, action: Action) -> Step[State] | Rejected:
@@ -53,6 +60,10 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
         return _overlay(state, action)
     if isinstance(action, Press) and action.long:
         return _long_press(state, action.button)
+    if isinstance(action, Press) and action.button in ("up", "down") and state.phase in MENU_PHASES:
+        return Step(replace(state, overlay=Overlay(Layer.MENU)), (Sound.CLICK,))
+    if isinstance(action, Tap) and action.card in state.discard:
+        return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
     if isinstance(action, Tap) and _is_white_in_hand(state, action.card):
         return _white(state, action.card)
     if isinstance(action, Roll) and not _wants_roll(state):
@@ -176,7 +187,8 @@ def _immunity_pick(state: State, action: Action) -> Step[State] | Rejected:
     if state.immune[overlay.cursor]:
         return Rejected(f"{name} is already immune")
     immune = set_at(state.immune, overlay.cursor, True)
-    return Step(replace(state, immune=immune, overlay=None, notice=f"{name} immune to next turn"), (Sound.RIGHT,))
+    state = _discarded(replace(state, immune=immune, overlay=None, notice=f"{name} immune to next turn"), overlay.card)
+    return Step(state, (Sound.RIGHT,))
 
 
 def _rule_creator_pick(state: State, action: Action) -> Step[State] | Rejected:
@@ -203,12 +215,104 @@ def _rule_creator_pick(state: State, action: Action) -> Step[State] | Rejected:
     return Step(replace(placed, notice=placed.notice or notice), (Sound.RIGHT,))
 
 
+def _menu(state: State, action: Action) -> Step[State] | Rejected:
+    """The table menu: move a token (challenge and card phases), reshuffle the discards, back."""
+    overlay, button = _opened(state, action)
+    if button in ("up", "down"):
+        cursor = moved(overlay.cursor, len(MENU_ITEMS), button)
+        return Step(replace(state, overlay=replace(overlay, cursor=cursor)), (Sound.CLICK,))
+    if button == "back" or (button == "ok" and overlay.cursor == len(MENU_ITEMS) - 1):
+        return Step(replace(state, overlay=None), (Sound.CLICK,))
+    if button != "ok":
+        return Rejected("Pick with UP/DOWN, then OK")
+    if overlay.cursor == RESHUFFLE:
+        if not state.discard:
+            return Rejected("No discards to shuffle")
+        return Step(replace(state, overlay=None, discard=(), notice="Discards shuffled into the deck"), (Sound.CLICK,))
+    if state.phase not in MOVE_PHASES:
+        return Rejected("Moves only in challenge or card phase")
+    return Step(replace(state, overlay=Overlay(Layer.MOVE, cursor=state.turn)), (Sound.CLICK,))
+
+
+def _move_pick(state: State, action: Action) -> Step[State] | Rejected:
+    """A card moves a token: whose (the current player first), which way, then how many spaces."""
+    overlay, button = _opened(state, action)
+    count = len(state.players) if overlay.player is None else len(WAYS) if overlay.way is None else MOST_STEPS
+    if button in ("up", "down"):
+        if overlay.way is not None:  # a number: UP counts up
+            cursor = (overlay.cursor + (1 if button == "up" else -1)) % count
+        else:
+            cursor = moved(overlay.cursor, count, button)
+        return Step(replace(state, overlay=replace(overlay, cursor=cursor)), (Sound.CLICK,))
+    if button == "back":
+        if overlay.player is None:
+            return Step(replace(state, overlay=None), (Sound.CLICK,))
+        if overlay.way is None:
+            return Step(replace(state, overlay=Overlay(Layer.MOVE, cursor=overlay.player)), (Sound.CLICK,))
+        return Step(replace(state, overlay=replace(overlay, way=None, cursor=overlay.way)), (Sound.CLICK,))
+    if button != "ok":
+        return Rejected("Pick with UP/DOWN, then OK")
+    if overlay.player is None:
+        if state.immune[overlay.cursor]:
+            return Rejected(f"{state.players[overlay.cursor][:12]} is immune")
+        return Step(replace(state, overlay=replace(overlay, player=overlay.cursor, cursor=0)), (Sound.CLICK,))
+    if overlay.way is None:
+        if overlay.cursor != INSIDE:
+            return Step(replace(state, overlay=replace(overlay, way=overlay.cursor, cursor=0)), (Sound.CLICK,))
+        if state.tokens[overlay.player].ring == "inner":
+            return Rejected("Already in the inner circle")
+        return Step(_card_move(state, overlay.player, INSIDE, 0), (Sound.CLICK,))
+    return Step(_card_move(state, overlay.player, overlay.way, overlay.cursor + 1), (Sound.CLICK,))
+
+
+def _card_move(state: State, player: int, way: int, steps: int) -> State:
+    """Move a token as a card says: no lap ever (laps are the roll phase's), an arrow casts it inside.
+
+    Inside the circle it wraps round the 10 spaces. Into the inner circle from the outer ring it
+    goes by the next arrow ahead (its own space if it stands on one). The current player's turn
+    goes on in the card phase at the new space (no new challenge), or ends on Start.
+    """
+    board, token = state.board, state.tokens[player]
+    name = state.players[player]
+    inner_turns = state.inner_turns
+    if way == INSIDE:
+        arrow = min((space for space, _ in board.arrows), key=lambda space: (space - token.space) % board.outer)
+        token = Token("inner", board.arrow_target(arrow) or 0, arrow)
+        inner_turns = set_at(inner_turns, player, 0)
+        notice = f"{name} cast inside"
+    else:
+        delta = steps if way == FORWARDS else -steps
+        if token.ring == "inner":
+            token = replace(token, space=board.move_inner(token.space, delta))
+        else:
+            space = (token.space + delta) % board.outer
+            target = board.arrow_target(space)
+            token = Token("outer", space) if target is None else Token("inner", target, space)
+            inner_turns = set_at(inner_turns, player, 0)
+        notice = f"{name} {WAYS[way].lower()} {steps}"
+    where = f"inner {token.space}" if token.ring == "inner" else f"space {token.space}"
+    state = replace(
+        state,
+        tokens=set_at(state.tokens, player, token),
+        inner_turns=inner_turns,
+        overlay=None,
+        notice=fit(f"{notice}: {where}", 40),
+    )
+    if player != state.turn:
+        return state
+    if token.ring == "outer" and token.space == board.start:
+        return replace(state, phase=Phase.END, completed=False, reacted=False)
+    return replace(state, phase=Phase.CARD, completed=False, reacted=False)
+
+
 LAYERS: dict[Layer, Stage[State]] = {
     Layer.RULES_LIST: Stage(_listing, screens.rules_page),
     Layer.SCORES: Stage(_listing, screens.scores_page),
     Layer.CHAOS: Stage(_chaos, screens.chaos),
     Layer.IMMUNITY: Stage(_immunity_pick, screens.immunity),
     Layer.RULE_CREATOR: Stage(_rule_creator_pick, screens.rule_creator),
+    Layer.MENU: Stage(_menu, screens.menu),
+    Layer.MOVE: Stage(_move_pick, screens.move),
 }
 
 
@@ -296,9 +400,14 @@ def _land(state: State) -> State:
     """After moving: the challenge if the space holds a card, else the card phase (none on Start)."""
     if state.token.ring == "outer" and state.token.space == state.board.start:
         return replace(state, phase=Phase.END)
-    if state.spaces[state.slot] is not None:
-        return replace(state, phase=Phase.CHALLENGE)
-    return replace(state, phase=Phase.CARD)
+    placed = state.spaces[state.slot]
+    if placed is None:
+        return replace(state, phase=Phase.CARD)
+    if state.cards[placed.card].color == "blue" and state.blue_landing == "rule":
+        # the book: a blue card is a rule in force for everyone, not a challenge: nothing to
+        # complete or react to, so the player may try a takeover at once
+        return replace(state, phase=Phase.CARD, completed=True, notice=fit(f"{state.notice}. A rule in force", 40))
+    return replace(state, phase=Phase.CHALLENGE)
 
 
 def _challenge(state: State, action: Action) -> Step[State] | Rejected:
@@ -308,8 +417,7 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     if action == Press("ok"):
         return Step(replace(state, phase=Phase.CARD, completed=True, notice="Challenge completed"), (Sound.RIGHT,))
     if action == Press("back"):
-        state, skipped = _drink(state, (state.turn,), card.forfeit)
-        notice = "Failed, but immune" if skipped else f"Failed: {forfeit(state, card.forfeit)}"
+        state, notice = _failed(state, state.turn, card.forfeit, "Failed")
         return Step(replace(state, phase=Phase.CARD, completed=False, notice=notice), (Sound.WRONG,))
     if isinstance(action, Tap):
         if action.card != placed.card:
@@ -322,6 +430,19 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
             return Rejected("No reaction to a white card")
         return Step(replace(state, phase=Phase.REACT), (Sound.CLICK,))
     return _wrong_time(action, "OK done, BACK failed")
+
+
+def _failed(state: State, player: int, cost: int, said: str) -> tuple[State, str]:
+    """A failed challenge: what the card says, settled by the table; its tier too with fail_forfeit=tier."""
+    if state.fail_forfeit != "tier":
+        return state, f"{said}: as the card says"
+    state, skipped = _drink(state, (player,), cost)
+    return state, f"{said}, but immune" if skipped else f"{said}: {forfeit(state, cost)}"
+
+
+def _discarded(state: State, *cards: str | None) -> State:
+    """`cards` go to the discard pile (None is no card)."""
+    return replace(state, discard=(*state.discard, *(card for card in cards if card is not None)))
 
 
 def _react(state: State, action: Action) -> Step[State] | Rejected:
@@ -338,7 +459,7 @@ def _react(state: State, action: Action) -> Step[State] | Rejected:
         return Rejected(f"Already on {state.where(on)}")
     if reply.tier != attack.tier:
         return Rejected(f"Not allowed: needs tier {attack.tier}")
-    state = replace(state, reacted=True)
+    state = _discarded(replace(state, reacted=True), action.card)
     if reply.color == attack.color:
         owner = state.players[placed.owner]
         return Step(replace(state, phase=Phase.REFLECTED, notice=f"Reflected onto {owner}!"), (Sound.RIGHT,))
@@ -346,17 +467,21 @@ def _react(state: State, action: Action) -> Step[State] | Rejected:
 
 
 def _reflected(state: State, action: Action) -> Step[State] | Rejected:
-    """The attacker takes the whole challenge and cannot react."""
+    """The attacker takes the whole challenge and cannot react; then both cards are discarded.
+
+    The reaction card went to the discard pile when tapped; the attacking card leaves its
+    space now, so the space is empty for the card phase.
+    """
     placed = state.spaces[state.slot]
     assert placed is not None
     card = state.cards[placed.card]
     owner = state.players[placed.owner]
+    cleared = _discarded(replace(state, phase=Phase.CARD, spaces=set_at(state.spaces, state.slot, None)), placed.card)
     if action == Press("ok"):
-        return Step(replace(state, phase=Phase.CARD, notice=f"{owner} did it"), (Sound.RIGHT,))
+        return Step(replace(cleared, notice=fit(f"{owner} did it", 40)), (Sound.RIGHT,))
     if action == Press("back"):
-        state, skipped = _drink(state, (placed.owner,), card.forfeit)
-        notice = f"{owner} failed, but immune" if skipped else f"{owner}: {forfeit(state, card.forfeit)}"
-        return Step(replace(state, phase=Phase.CARD, notice=notice), (Sound.WRONG,))
+        cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner[:12]} failed")
+        return Step(replace(cleared, notice=notice), (Sound.WRONG,))
     if isinstance(action, Tap):
         return Rejected("One reaction per challenge")
     return _wrong_time(action, f"{owner[:8]}: OK done, BACK failed")
@@ -399,8 +524,9 @@ def _card(state: State, action: Action) -> Step[State] | Rejected:
 
 def _place(state: State, slot: int, placed: Placed) -> State:
     """Put a card on a slot (the card there is discarded) and check the full-board lockout."""
+    old = state.spaces[slot]
     spaces = set_at(state.spaces, slot, placed)
-    state = replace(state, spaces=spaces)
+    state = _discarded(replace(state, spaces=spaces), old.card if old is not None else None)
     if not state.lockout and all(spaces[s] is not None for s in state.board.outer_card_slots()):
         return replace(state, lockout=True, notice="Board full: lockout!")
     return state
@@ -457,8 +583,7 @@ def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
     assert duel is not None and placed is not None
     winner = state.turn if challenger_won else placed.owner
     state = replace(state, duels_won=set_at(state.duels_won, winner, state.duels_won[winner] + 1))
-    if challenger_won:
-        state = _place(state, slot, Placed(duel.card, state.turn))
+    state = _place(state, slot, Placed(duel.card, state.turn)) if challenger_won else _discarded(state, duel.card)
     name = state.players[winner]
     return Step(
         replace(state, phase=Phase.END, duel=None, cursor=0, notice=f"{name[:10]} wins{score}"), (Sound.FANFARE,)
@@ -523,13 +648,16 @@ PHASES: dict[Phase, Stage[State]] = {
 def new(setup: Setup, deck: Deck) -> State:
     """Every token on Start, nobody immune, an empty board; the first player draws."""
     board: Board = deck.extras.get("board") or load_board(BUILTIN_BOARD)
+    options = read_options(OPTIONS, setup.options)
     count = len(setup.players)
     zeros = (0,) * count
     return State(
         players=tuple(setup.players),
         board=board,
         cards=deck.cards,
-        forfeits=read_options(OPTIONS, setup.options)["forfeits"],
+        forfeits=options["forfeits"],
+        fail_forfeit=options["fail_forfeit"],
+        blue_landing=options["blue_landing"],
         turn=0,
         phase=Phase.DRAW,
         tokens=(Token("outer", board.start),) * count,

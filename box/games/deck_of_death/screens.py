@@ -10,6 +10,8 @@ from box.games.deck_of_death.state import (
     DUEL_STYLES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
+    MENU_ITEMS,
+    WAYS,
     Overlay,
     Placed,
     State,
@@ -38,8 +40,11 @@ def _where(state: State) -> str:
     return f"{'Inner' if token.ring == 'inner' else 'Space'} {token.space}"
 
 
+MENU_HINT = "DOWN: table menu"
+
+
 def draw(state: State) -> View:
-    return _phase(state, ("Draw up to 7 cards", _where(state), "OK: ready to roll"))
+    return _phase(state, ("Draw up to 7 cards", _where(state), "OK: ready to roll", MENU_HINT))
 
 
 def roll(state: State) -> View:
@@ -49,7 +54,7 @@ def roll(state: State) -> View:
         lines.append("1+1 escapes")
         if state.inner_turns[state.turn] >= FORCED_EXIT_AFTER:
             lines.append("OK: force out (chug)")
-    return _phase(state, tuple(lines))
+    return _phase(state, tuple(lines) + ((MENU_HINT,) if len(lines) < TEXT_LINES else ()))
 
 
 def force(state: State) -> View:
@@ -58,7 +63,7 @@ def force(state: State) -> View:
 
 
 def end(state: State) -> View:
-    return _phase(state, ("Discard up to 3,", "down to 7 cards", "OK: end turn"))
+    return _phase(state, ("Discard up to 3,", "down to 7 cards", "OK: end turn", MENU_HINT))
 
 
 def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Callable[[State], View]:
@@ -68,7 +73,7 @@ def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Calla
         placed = state.spaces[state.slot]
         if placed is None:
             placing = "Locked: none allowed" if state.lockout else "Tap a card to place"
-            return _phase(state, (_where(state), "Empty space", placing, "OK: place nothing"))
+            return _phase(state, (_where(state), "Empty space", placing, "OK: place nothing", MENU_HINT))
         card = state.cards[placed.card]
         return screen(state, placed, (card.title, fit(f"{card.label} by {state.players[placed.owner]}")))
 
@@ -77,8 +82,9 @@ def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Calla
 
 @_on_space
 def challenge(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    fail = f"Fail: {forfeit(state, state.cards[placed.card].forfeit)}"
-    return _phase(state, (*head, fail, "OK done  BACK failed", "Tap it to react"))
+    cost = state.cards[placed.card].forfeit
+    fail = f"Fail: {forfeit(state, cost)}" if state.fail_forfeit == "tier" else "Fail: as card says"
+    return _phase(state, (*head, fail, "OK done  BACK failed", "Tap: react DOWN: menu"))
 
 
 @_on_space
@@ -94,7 +100,7 @@ def reflected(state: State, placed: Placed, head: tuple[str, str]) -> View:
 @_on_space
 def card(state: State, placed: Placed, head: tuple[str, str]) -> View:
     action = "Tap to replace" if state.completed else "No replacing"
-    return _phase(state, (*head, _where(state), action, "OK: done"))
+    return _phase(state, (*head, _where(state), action, "OK: done  DOWN: menu"))
 
 
 @_on_space
@@ -143,6 +149,30 @@ def rule_creator(state: State) -> View:
         names = tuple(_space_name(state, slot) for slot in state.board.card_slots())
         return _picker(f"{_white_title(state, overlay)}: where?", names, overlay.cursor)
     return _picker(f"{_white_title(state, overlay)}: whose?", state.players, overlay.cursor)
+
+
+def menu(state: State) -> View:
+    overlay = expect(state.overlay, Overlay)
+    return _picker("Table menu", MENU_ITEMS, overlay.cursor)
+
+
+def move(state: State) -> View:
+    """Whose token, which way, then how many spaces (UP counts up)."""
+    overlay = expect(state.overlay, Overlay)
+    if overlay.player is None:
+        names = tuple(f"{fit(name, 10)} {_token_where(state, p)}" for p, name in enumerate(state.players))
+        return _picker("Move whose token?", names, overlay.cursor)
+    name = fit(state.players[overlay.player], 10)
+    if overlay.way is None:
+        return _picker(f"Move {name}:", WAYS, overlay.cursor)
+    steps = overlay.cursor + 1
+    lines = (f"< {steps} space{'s' if steps > 1 else ''} >", "UP/DOWN: how many", "OK: move BACK: back")
+    return View(fit(f"{name} {WAYS[overlay.way].lower()}"), lines)
+
+
+def _token_where(state: State, player: int) -> str:
+    token = state.tokens[player]
+    return f"{'in' if token.ring == 'inner' else 'sp'} {token.space}"
 
 
 def _white_title(state: State, overlay: Overlay) -> str:

@@ -14,10 +14,18 @@ from box.games.base import Option
 from box.games.deck_of_death.cards import Board, Card
 from box.words import Word
 
-OPTIONS = (Option("forfeits", "Forfeits", "drinks", ("drinks", "points")),)
+OPTIONS = (
+    Option("forfeits", "Forfeits", "drinks", ("drinks", "points")),
+    # House rules for penalties the rulebook does not state; the book's reading comes first.
+    Option("fail_forfeit", "Fail costs", "none", ("none", "tier")),
+    Option("blue_landing", "Blue card", "rule", ("rule", "challenge")),
+)
 DUEL_STYLES = ("High-Die Roll", "Other minigame")
 FORCED_EXIT_DRINKS = 2  # finish the drink, or 2 heavy shots
 FORCED_EXIT_AFTER = 5  # failed turns inside before the way out may be forced
+MENU_ITEMS = ("Move a token", "Reshuffle discards", "Back")  # the table menu (short UP/DOWN)
+WAYS = ("Forwards", "Backwards", "Inner circle")  # how a card moves a token
+MOST_STEPS = 12  # a card moves a token 1 to 12 spaces
 
 class Phase(Word):
     """The phases of a turn, in order, and the detours a turn can take."""
@@ -44,6 +52,8 @@ class Layer(Word):
     CHAOS = "chaos"  # long OK: confirm "enough chaos"
     IMMUNITY = "immunity"  # a tapped Immunity card: who plays it?
     RULE_CREATOR = "rule-creator"  # a tapped Rule Creator card: which space, then whose
+    MENU = "menu"  # short UP/DOWN: move a token, reshuffle the discards
+    MOVE = "move"  # a card moved a token: whose, which way, how far
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,8 @@ class Overlay:
     cursor: int = 0
     card: str | None = None
     slot: int | None = None  # Rule Creator: the space chosen, before choosing its owner
+    player: int | None = None  # a token move: whose token, once chosen
+    way: int | None = None  # a token move: the index in WAYS, once chosen (the cursor then counts steps - 1)
 
 
 @dataclass(frozen=True)
@@ -99,6 +111,9 @@ class State:
     immune: tuple[bool, ...]
     spaces: tuple[Placed | None, ...]
     lockout: bool = False
+    discard: tuple[str, ...] = ()  # the discard pile the box saw, oldest first (emptied by a reshuffle)
+    fail_forfeit: str = "none"  # house rule: "tier" makes a failed challenge cost its tier
+    blue_landing: str = "rule"  # house rule: "challenge" makes a blue card a challenge one can react to
     completed: bool = False  # the current challenge was completed: a replacement is allowed
     reacted: bool = False  # a reaction was played in this turn's challenge
     duel: Duel | None = None
@@ -159,4 +174,5 @@ def dump(state: State) -> dict[str, Any]:
         "lockout": state.lockout,
         "immune": [n for n, immune in zip(names, state.immune) if immune],
         "persistent": [p.card for p in state.spaces if p is not None and state.cards[p.card].persistent],
+        "discard_pile": list(state.discard),
     }

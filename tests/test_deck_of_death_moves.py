@@ -1,0 +1,177 @@
+"""Deck of Death: token moves by card, the discard pile, reflect discards, house rules, board files.
+
+Through `RULES.apply` on the small scenario board: 12 outer spaces, Start at 0 and arrows
+2->0, 4->2, 6->4, 8->6, 10->8 into the inner circle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from box.errors import ConfigError
+from box.games.base import Press, Rejected, Roll, Setup, Step, Tap
+from box.games.deck_of_death import RULES
+
+DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
+DECK = RULES.load_deck(DECKS)
+OK, BACK, UP, DOWN = Press("ok"), Press("back"), Press("up"), Press("down")
+
+
+def tap(title: str) -> Tap:
+    found = DECK.find(title)
+    assert found is not None, title
+    return Tap("middle", found)
+
+
+def start(players=("Ann", "Bob"), **options: str):
+    return RULES.new(Setup(tuple(players), options), DECK)
+
+
+def play(state, *actions):
+    for action in actions:
+        result = RULES.apply(state, action)
+        assert isinstance(result, Step), f"{action} rejected: {getattr(result, 'reason', '')}"
+        state = result.state
+    return state
+
+
+def rejected(state, action) -> str:
+    before = RULES.dump(state)
+    result = RULES.apply(state, action)
+    assert isinstance(result, Rejected), f"{action} was accepted"
+    assert RULES.dump(state) == before
+    return result.reason
+
+
+def at_card_phase(**options: str):
+    """Ann rolled 1+2 from Start: space 3, empty, card phase."""
+    return play(start(**options), OK, Roll((1, 2)))
+
+
+def move(state, who: int, how: int, steps: int = 1):
+    """Through the table menu: Move a token, the player (cursor from the current one), the way, N."""
+    state = play(state, DOWN, OK, *[DOWN] * who, OK, *[DOWN] * how, OK)
+    if how < 2:
+        state = play(state, *[UP] * (steps - 1), OK)
+    return state
+
+
+def test_moving_forwards_by_a_card_never_makes_a_lap():
+    state = move(at_card_phase(), who=0, how=0, steps=10)  # 3 + 10 = 13 -> 1, over Start
+    dump = RULES.dump(state)
+    assert dump["positions"]["Ann"] == {"ring": "outer", "space": 1}
+    assert dump["laps"] == {"Ann": 0, "Bob": 0} and dump["drinks"] == {"Ann": 0, "Bob": 0}
+    assert state.phase == "card"
+
+
+def test_a_card_move_onto_an_arrow_casts_the_token_inside_and_inside_it_wraps():
+    state = move(at_card_phase(), who=0, how=1, steps=1)  # 3 - 1 = 2: an arrow to inner 0
+    assert RULES.dump(state)["positions"]["Ann"] == {"ring": "inner", "space": 0}
+    state = move(state, who=0, how=1, steps=3)  # inside: 0 - 3 wraps to 7
+    assert RULES.dump(state)["positions"]["Ann"] == {"ring": "inner", "space": 7}
+    assert rejected(play(state, DOWN, OK, OK, DOWN, DOWN), OK) == "Already in the inner circle"
+
+
+def test_into_the_inner_circle_goes_by_the_next_arrow_ahead():
+    state = move(at_card_phase(), who=1, how=2)  # Bob on Start: the next arrow is 2 -> inner 0
+    assert RULES.dump(state)["positions"]["Bob"] == {"ring": "inner", "space": 0}
+    assert state.tokens[1].entry == 2
+    state = move(play(state, OK, OK, OK, Roll((1, 2))), who=1, how=2)  # Bob inside at 3; Ann on 3: arrow 4
+    assert RULES.dump(state)["positions"]["Ann"] == {"ring": "inner", "space": 2}
+
+
+def test_an_immune_token_is_not_moved_and_moves_are_offered_only_in_challenge_and_card_phases():
+    state = play(start(), tap("Halo"), DOWN, OK)  # Bob immune
+    assert rejected(play(state, DOWN), OK) == "Moves only in challenge or card phase"
+    state = play(state, OK, Roll((1, 2)))
+    assert rejected(play(state, DOWN, OK, DOWN), OK) == "Bob is immune"
+
+
+def test_the_table_menu_closes_with_back_and_changes_nothing():
+    state = at_card_phase()
+    assert play(state, DOWN, BACK) == state
+
+
+def test_a_reflect_discards_both_cards_and_a_cancel_only_the_reaction():
+    state = play(at_card_phase(), tap("Tornado"), OK, OK, Roll((1, 2)), tap("Tornado"), tap("Backstab"))
+    assert state.phase == "reflected"
+    state = play(state, OK)
+    dump = RULES.dump(state)
+    assert dump["board"] == {} and dump["discard_pile"] == [DECK.find("Backstab"), DECK.find("Tornado")]
+    cancelled = play(at_card_phase(), tap("Plank"), OK, OK, Roll((1, 2)), tap("Plank"), tap("Vote"))
+    assert RULES.dump(cancelled)["board"]["3"]["card"] == DECK.find("Plank")
+    assert RULES.dump(cancelled)["discard_pile"] == [DECK.find("Vote")]
+
+
+def test_discarded_cards_are_refused_until_the_table_reshuffles():
+    state = play(at_card_phase(), tap("Plank"), OK, OK, Roll((1, 2)), OK, tap("Handstand"))
+    assert RULES.dump(state)["discard_pile"] == [DECK.find("Plank")]
+    assert rejected(state, tap("Plank")) == "Plank is discarded"
+    state = play(state, DOWN, DOWN, OK)  # the end phase's table menu: Reshuffle discards
+    assert RULES.dump(state)["discard_pile"] == []
+    assert RULES.view(state).notice == "Discards shuffled into the deck"
+
+
+def test_a_lost_duel_discards_the_challengers_card():
+    state = play(at_card_phase(), tap("Plank"), OK, OK, Roll((1, 2)), OK, tap("Trial"))
+    state = play(state, DOWN, OK, DOWN, OK)  # another minigame, won by the defender
+    assert RULES.dump(state)["discard_pile"] == [DECK.find("Trial")]
+    assert RULES.dump(state)["board"]["3"]["card"] == DECK.find("Plank")
+
+
+@pytest.mark.parametrize(("options", "drinks"), [({}, 0), ({"fail_forfeit": "tier"}, 2)])
+def test_a_failed_challenge_costs_drinks_only_with_the_house_rule(options, drinks):
+    state = play(at_card_phase(**options), tap("Plank"), OK, OK, Roll((1, 2)), BACK)
+    assert RULES.dump(state)["drinks"]["Bob"] == drinks
+
+
+@pytest.mark.parametrize(("options", "phase"), [({}, "card"), ({"blue_landing": "challenge"}, "challenge")])
+def test_a_blue_card_is_a_challenge_only_with_the_house_rule(options, phase):
+    state = play(at_card_phase(**options), tap("Whispers"), OK, OK, Roll((1, 2)))
+    assert state.phase == phase
+    if phase == "card":
+        assert rejected(state, tap("Whispers")) == "Already on space 3"
+        assert play(state, tap("Mime")).phase == "end"  # blue T3 over blue T2: a clean takeover
+
+
+def test_the_house_rules_are_options_with_the_books_reading_first():
+    options = {option.key: option for option in RULES.options}
+    assert options["fail_forfeit"].default == "none" and options["fail_forfeit"].choices == ("none", "tier")
+    assert options["blue_landing"].default == "rule" and options["blue_landing"].choices == ("rule", "challenge")
+
+
+# -- board files ----------------------------------------------------------------------------
+
+BOARD = "outer = 12\nstart = 0\n\n[arrows]\n2 = 0\n4 = 2\n6 = 4\n8 = 6\n10 = 8\n"
+
+
+def test_a_space_written_twice_in_the_arrows_is_refused(tmp_path):
+    (tmp_path / "deck-of-death.toml").write_text(BOARD.replace("10 = 8", "05 = 8\n5 = 1"), encoding="utf-8")
+    with pytest.raises(ConfigError) as problem:
+        RULES.load_deck(tmp_path)
+    assert problem.value.field == "arrows.5" and problem.value.line == 10
+    assert "twice" in problem.value.message
+
+
+def test_a_board_file_alone_replaces_the_board_with_the_builtin_cards(tmp_path):
+    (tmp_path / "deck-of-death.toml").write_text(BOARD, encoding="utf-8")
+    deck = RULES.load_deck(tmp_path)
+    assert deck.extras["board"].outer == 12 and len(deck) == len(RULES.load_deck())
+
+
+def test_a_bad_board_file_alone_stops_the_load(tmp_path):
+    (tmp_path / "deck-of-death.toml").write_text(BOARD.replace("outer = 12", "outer = 3"), encoding="utf-8")
+    with pytest.raises(ConfigError, match="outer"):
+        RULES.load_deck(tmp_path)
+
+
+def test_the_box_finds_a_deck_folder_by_either_file(tmp_path):
+    from box.cards import deck_folder
+
+    assert deck_folder("deck-of-death", tmp_path) is None
+    (tmp_path / "deck-of-death.toml").write_text(BOARD, encoding="utf-8")
+    assert deck_folder("deck-of-death", tmp_path) == tmp_path
+    assert deck_folder("deadlines", tmp_path) is None
+    assert deck_folder("deadlines", None) is None
