@@ -30,6 +30,7 @@ from box.cards import Deck
 from box.game_screen import GameScreen
 from box.games import GAMES, load_deck, rules_for
 from box.games.base import Chug, Countdown, Setup, Step, View
+from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screen import Card, Screen
@@ -217,15 +218,10 @@ class Box:
         names = list(names) if names else self.settings.player_names(count)
         if len(set(names)) != len(names):
             raise GameStartError("player names must differ")
-        chosen = dict(options or {})
-        known = {o.key: o for o in rules.options}
-        unknown = [key for key in chosen if key not in known]
-        if unknown:
-            raise GameStartError(f"unknown option {unknown[0]!r} for {game}; options are {', '.join(known) or 'none'}")
         try:
-            values = {key: known[key].parse(chosen.get(key, known[key].default)) for key in known}
+            values = read_options(rules.options, options or {})
         except ValueError as problem:
-            raise GameStartError(str(problem)) from None
+            raise GameStartError(str(problem).replace("; options are", f" for {game}; options are")) from None
         deck = self.deck(game)
         decks_dir = str(self.settings.decks_dir) if self.settings.decks_dir else None
         # Let the rules refuse bad setups before anything is journaled.
