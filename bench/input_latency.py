@@ -132,34 +132,26 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     from luma.core.interface.serial import noop
     from undo import commit_floor_ns
 
+    from box.app import assemble
     from box.games import load_decks
-    from box.hardware import open_parts
-    from box.journal import Journal
-    from box.loop import BoxLoop
     from box.pinmap import load_pinmap
     from box.ports.display import open_oled
-    from box.ports.nfc.simchip import forget_sim_chips, register_url_handler, sim_chip
-    from box.service import Box, Settings
-    from box.tags import TagMap
-    from box.tools import DiceCup
+    from box.ports.nfc.simchip import SimChips
+    from box.service import Settings
 
     floor = summary_ms(commit_floor_ns(state_dir))
-    register_url_handler()
-    forget_sim_chips()
-    decks = load_decks(None)
-    journal = Journal(state_dir / "journal.db")
-    tags = TagMap.simulated(decks.values())
-    box = Box(journal, tags, DiceCup(), Settings(), decks=dict(decks))
-    holder: dict[str, Any] = {}
-    parts = open_parts(load_pinmap(), lambda event: holder["loop"].enqueue(event), time.monotonic, simulated=True)
-    loop = holder["loop"] = BoxLoop(box, parts, time.monotonic)
+    simulated_chips = SimChips()
+    app = assemble(
+        load_pinmap(), time.monotonic, Settings(), state_dir, simulated=True, decks=load_decks(None), chips=simulated_chips
+    )
+    box, parts, loop, journal, tags = app.box, app.parts, app.loop, app.journal, app.box.tags
     wiring = parts.pinmap.display
     device = open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address, noop())
     bus = BusModel(device, bus_ms / 1000)
     parts.pusher.device = bus
     box.start_game("deck-of-death", time.monotonic(), players=4)
     names = tuple(parts.readers)
-    chips = [sim_chip(name) for name in names]
+    chips = [simulated_chips.chip(name) for name in names]
     probe = Probe()
     probe.wrap(loop, chips)
     back = parts.mock_factory.pin(parts.pinmap.buttons["back"])

@@ -59,11 +59,9 @@ def stable(dump: dict[str, Any]) -> dict[str, Any]:
 def quiescent(world: SimulatedBox) -> bool:
     """Nothing a power cut would drop: no overlay, open dice, flashed screen, running timer, lying card,
     or a menu moved away from its first screen (menus are not journaled: a box boots into its menu)."""
-    from box.ports.nfc.simchip import sim_chip
-
     box = world.box
     open_dice = box.dice_show is not None and not box.dice_show.closes
-    lying = any(sim_chip(reader).card is not None for reader in world.pinmap.readers)
+    lying = any(world.chips.chip(reader).card is not None for reader in world.pinmap.readers)
     if box.session is None and (box.menu.page, box.menu.cursor) != ("main", 0):
         return False
     flash = getattr(box, "flash", None) is not None and world.now < getattr(box, "flash_until", 0.0)

@@ -32,12 +32,10 @@ def main() -> dict[str, float]:
     from box.journal import Journal
     from box.loop import BoxLoop
     from box.pinmap import default_pinmap_path, load_pinmap
-    from box.ports.nfc.simchip import register_url_handler
     from box.service import Box, Settings
     from box.tags import TagMap
     from box.tools import DiceCup
 
-    register_url_handler()
     mark("import the box's modules")
     pinmap = load_pinmap(default_pinmap_path())
     mark("load_pinmap")

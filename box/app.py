@@ -12,7 +12,7 @@ import queue
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
 from box.games import load_decks
@@ -24,6 +24,9 @@ from box.screen import Screen
 from box.service import Box, Settings
 from box.tags import TAGS_FILE, TagMap
 from box.tools import DiceCup
+
+if TYPE_CHECKING:
+    from box.ports.nfc.simchip import SimChips
 
 JOURNAL_FILE = "journal.db"
 
@@ -64,15 +67,17 @@ def assemble(
     dice: DiceCup | None = None,
     decks: dict[str, Deck] | None = None,
     root: Callable[[TagMap], Screen] | None = None,
+    chips: SimChips | None = None,
 ) -> App:
     """Open everything a box needs; raises HardwareError for a part that cannot be opened.
 
     `decks` (the simulator's, loaded once) also give the simulated tags (else the decks are
     parsed for them at the first tap). With `root` the
     box runs that screen instead of the menu, on a journal in memory: a tool plays no game.
+    `chips`: the simulator's chips, for simulated readers (kept across its power cuts).
     """
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    parts = open_parts(pinmap, inbox.put, clock, simulated=simulated)
+    parts = open_parts(pinmap, inbox.put, clock, simulated=simulated, chips=chips)
     try:
         if root is None and state_dir is not None:
             state_dir.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from box.ports.buttons import GpioButtons
     from box.ports.display import FramePusher
     from box.ports.nfc.reader import Pn532Reader
+    from box.ports.nfc.simchip import SimChips
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +90,15 @@ class Parts:
                 log.warning("closing a part failed: %s", problem)
 
 
-def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[], float], simulated: bool) -> Parts:
-    """Open buttons, buzzer, display and readers; simulated parts when `simulated`."""
+def open_parts(
+    pinmap: PinMap,
+    on_edge: Callable[[Any], None],
+    clock: Callable[[], float],
+    simulated: bool,
+    chips: SimChips | None = None,
+) -> Parts:
+    """Open buttons, buzzer, display and readers; simulated parts when `simulated` (the readers
+    wired to `chips`, the simulator's chips, made here when not given)."""
     from box.ports.buttons import GpioButtons
     from box.ports.buzzer import BeepOutput, BuzzerPlayer, TonalOutput
     from box.ports.display import FramePusher, open_dummy, open_oled, release
@@ -126,10 +134,10 @@ def open_parts(pinmap: PinMap, on_edge: Callable[[Any], None], clock: Callable[[
             display = reopen()
             pusher = FramePusher(display, clock=clock, reopen=reopen)
         if simulated:
-            from box.ports.nfc.simchip import register_url_handler
+            from box.ports.nfc.simchip import SimChips
 
-            register_url_handler()
-            readers = {name: Pn532Reader(name, f"pn532sim://{name}") for name in pinmap.readers}
+            opener = (chips or SimChips()).opener()
+            readers = {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener) for name in pinmap.readers}
         else:
             readers = {
                 name: Pn532Reader(name, port, open_port=serial_opener(pinmap.baudrate))

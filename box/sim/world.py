@@ -23,6 +23,7 @@ from box.hardware import Parts
 from box.journal import Journal
 from box.loop import BoxLoop
 from box.pinmap import PinMap, load_pinmap
+from box.ports.nfc.simchip import SimChips
 from box.screen import Screen
 from box.service import Box, Settings
 from box.tags import TagMap
@@ -60,13 +61,13 @@ class SimulatedBox:
     parts: Parts = field(init=False)
     loop: BoxLoop = field(init=False)
     journal: Journal = field(init=False)
+    chips: SimChips = field(init=False)
     last_frame: bytes = b""
 
     def __post_init__(self) -> None:
-        from box.ports.nfc.simchip import forget_sim_chips, register_url_handler
+        from box.ports.nfc.simchip import SimChips
 
-        forget_sim_chips()  # a new world: no card lies on any reader
-        register_url_handler()
+        self.chips = SimChips()  # a new world: no card lies on any reader; they outlive a power cut
         self.decks = load_decks(self.decks_dir)
         self.boot()
 
@@ -86,6 +87,7 @@ class SimulatedBox:
             dice=dice,
             decks=dict(self.decks),
             root=self.root,
+            chips=self.chips,
         )
         self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
         for name in self.parts.readers:
@@ -123,12 +125,10 @@ class SimulatedBox:
         self.advance(PRESS_SECONDS)
 
     def chip(self, reader: str) -> Any:
-        from box.ports.nfc.simchip import sim_chip
-
         if reader not in self.pinmap.readers:
             raise ValueError(f"unknown reader {reader!r}; readers are {', '.join(self.pinmap.readers)}")
         self.polling_until[reader] = self.now + POLL_WINDOW
-        return sim_chip(reader)
+        return self.chips.chip(reader)
 
     def uid_for(self, card: str) -> bytes:
         """The tag of a card named by id, name or a word of it: the running game's deck first, then the others."""

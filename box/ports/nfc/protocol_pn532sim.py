@@ -1,7 +1,8 @@
 """pyserial URL handler for ``pn532sim://NAME``: a serial port wired to a simulated PN532.
 
 pyserial finds this module as ``protocol_pn532sim`` in ``serial.protocol_handler_packages``
-(importing :mod:`box.ports.nfc.simchip` registers the package). Reads return what the chip
+(importing :mod:`box.ports.nfc.simchip` registers the package). The chip comes from the
+port's ``chips`` (a `SimChips`, set by its `opener`), else from the standalone set. Reads return what the chip
 has sent, possibly ``b""``; only a read while the chip waits for a card waits (up to the
 port's timeout, or until :meth:`Serial.cancel_read`).
 """
@@ -12,7 +13,7 @@ from urllib.parse import urlsplit
 
 from serial import PortNotOpenError, SerialBase, SerialException
 
-from box.ports.nfc.simchip import URL_SCHEME, SimulatedPn532, sim_chip
+from box.ports.nfc.simchip import STANDALONE, URL_SCHEME, SimChips, SimulatedPn532
 
 
 class Serial(SerialBase):
@@ -25,7 +26,8 @@ class Serial(SerialBase):
         parts = urlsplit(self.port or "")
         if parts.scheme != URL_SCHEME or not parts.netloc:
             raise SerialException(f"expected {URL_SCHEME}://NAME, not {self.port!r}")
-        self._chip: SimulatedPn532 = sim_chip(parts.netloc)
+        chips: SimChips = getattr(self, "chips", STANDALONE)  # set by SimChips.opener
+        self._chip: SimulatedPn532 = chips.chip(parts.netloc)
         self._connection = self._chip.connect()
         self.is_open = True
 

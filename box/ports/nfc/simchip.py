@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import threading
 from collections import Counter
+from collections.abc import Callable
 
 import serial
 
@@ -439,26 +440,57 @@ class SimulatedPn532:
         self._last_response = frame
 
 
-_chips: dict[str, SimulatedPn532] = {}
-_chips_lock = threading.Lock()
+class SimChips:
+    """A set of simulated chips by name: the other ends of ``pn532sim://NAME`` ports.
+
+    The simulator makes one when it starts and hands it to the parts it opens (its `opener`
+    opens readers wired to these chips); its chips outlive a simulated power cut.
+
+    >>> chips = SimChips()
+    >>> port = chips.opener()("pn532sim://left")
+    >>> port.chips is chips, chips.chip("left").name
+    (True, 'left')
+    """
+
+    def __init__(self) -> None:
+        self._chips: dict[str, SimulatedPn532] = {}
+        self._lock = threading.Lock()
+
+    def chip(self, name: str) -> SimulatedPn532:
+        """The chip called `name` (made on first use)."""
+        with self._lock:
+            return self._chips.setdefault(name, SimulatedPn532(name))
+
+    def forget(self) -> None:
+        """Drop every chip, so the next use starts from fresh ones."""
+        with self._lock:
+            self._chips.clear()
+
+    def opener(self) -> Callable[[str], serial.Serial]:
+        """A reader's `open_port` for ``pn532sim://`` URLs wired to these chips."""
+
+        def open_port(url: str) -> serial.Serial:
+            port = serial.serial_for_url(url, do_not_open=True)
+            port.chips = self  # the URL handler's Serial finds its chip here
+            port.open()
+            return port
+
+        return open_port
+
+
+STANDALONE = SimChips()
+"""The chips of readers opened with a plain ``serial_for_url`` (tests and benches of one driver)."""
 
 
 def sim_chip(name: str) -> SimulatedPn532:
-    """The simulated chip behind ``pn532sim://NAME`` (made on first use)."""
-    with _chips_lock:
-        return _chips.setdefault(name, SimulatedPn532(name))
+    """A chip of `STANDALONE`: behind ``pn532sim://NAME`` for a reader opened without a `SimChips`."""
+    return STANDALONE.chip(name)
 
 
 def forget_sim_chips() -> None:
-    """Drop every simulated chip, so the next test starts from fresh ones."""
-    with _chips_lock:
-        _chips.clear()
+    """Drop `STANDALONE`'s chips, so the next test starts from fresh ones."""
+    STANDALONE.forget()
 
 
-def register_url_handler() -> None:
-    """Let ``serial.serial_for_url`` open ``pn532sim://`` URLs (idempotent)."""
-    if __package__ not in serial.protocol_handler_packages:
-        serial.protocol_handler_packages.append(__package__)
-
-
-register_url_handler()
+if __package__ not in serial.protocol_handler_packages:  # let serial_for_url open pn532sim:// URLs
+    serial.protocol_handler_packages.append(__package__)
