@@ -20,8 +20,6 @@ import binascii
 import logging
 from dataclasses import dataclass
 
-import ndef
-
 from box.ports.nfc.commands import PAGE_SIZE
 
 log = logging.getLogger(__name__)
@@ -191,6 +189,8 @@ def read_ndef(memory: bytes, data_size: int) -> bytes | None:
 
 def encode_card(game: str, card_id: str) -> bytes:
     """The NDEF message naming a card: one external record, payload ``GAME/CARD#crc``."""
+    import ndef  # imported with the first card (ndeflib costs a start ~6 ms)
+
     text = _card_text(game, card_id)
     payload = text + f"#{_crc(text):04x}".encode()
     message = b"".join(ndef.message_encoder([ndef.Record(RECORD_TYPE, "", payload)]))
@@ -226,6 +226,8 @@ def decode_card(message: bytes) -> tuple[str, str]:
     ...
     box.ports.nfc.ntag.NotACard: a record of another kind (urn:nfc:wkt:U)
     """
+    import ndef  # imported with the first card (ndeflib costs a start ~6 ms)
+
     if not message:
         raise NotACard("blank tag (no record)")
     try:
