@@ -7,33 +7,22 @@ waits on the socket with `select`.
 
 from __future__ import annotations
 
-import os
 import select
 import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from box.journal import Journal
+from tests.support import environment, gravebox_command
 
 REPO = Path(__file__).resolve().parent.parent
 BOOTS = 3
 WAIT = 60.0  # seconds: the most one boot may take on a loaded machine
-
-
-def gravebox_command() -> list[str]:
-    script = Path(sys.executable).parent / "gravebox"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "box"]
-
-
-def environment(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
-    return {**env, "PYTHONPATH": str(REPO), **extra}
 
 
 def played_journal(state_dir: Path) -> Path:

@@ -11,6 +11,7 @@ import pytest
 from box.games.base import Press, Rejected, Roll, Setup, Sound, Step, Tap
 from box.games.dead_fellas import RULES
 from box.games.dead_fellas.state import Board, Game, Mook, Playing, choices
+from tests.support import play_all
 
 DECK = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
 OK, BACK, UP, DOWN = Press("ok"), Press("back"), Press("up"), Press("down")
@@ -18,11 +19,7 @@ OK, BACK, UP, DOWN = Press("ok"), Press("back"), Press("up"), Press("down")
 
 def accept(game: Game, *actions) -> Game:
     """Apply each action, failing the test on a rejection."""
-    for action in actions:
-        result = RULES.apply(game, action)
-        assert isinstance(result, Step), f"{action} rejected: {getattr(result, 'reason', '')}"
-        game = result.state
-    return game
+    return play_all(RULES, game, *actions)
 
 
 def refuse(game: Game, action) -> str:

@@ -7,9 +7,10 @@ import json
 import pytest
 
 from box.cards import Deck
-from box.games.base import Press, Rejected, Roll, Setup, Sound, Step, Tap
+from box.games.base import Press, Rejected, Roll, Setup, Sound, Tap
 from box.games.dead_set import RULES
 from box.games.dead_set.state import Phase, State
+from tests.support import play_all
 
 # Ages chosen so totals are easy to follow: the id says the age.
 AGES = {
@@ -48,11 +49,7 @@ def start(players: str = "Ann,Bob", deck: Deck = DECK, **options: str) -> State:
 
 def play(state: State, *actions) -> State:
     """Apply actions that must all be accepted; the state after the last one."""
-    for action in actions:
-        step = RULES.apply(state, action)
-        assert isinstance(step, Step), f"{action} rejected: {step}"
-        state = step.state
-    return state
+    return play_all(RULES, state, *actions)
 
 
 def rejected(state: State, action, reason_part: str) -> None:

@@ -13,7 +13,6 @@ import select
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,21 +23,12 @@ from box.games import GAMES
 from box.journal import Journal
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
+from tests.support import environment, gravebox_command
 
 REPO = Path(__file__).resolve().parent.parent
 JOURNALED = re.compile(rb"journaled action (\d+) of game (\d+)")
 KILLS_PER_GAME = 13  # x 4 games: 52 kills
 WAIT = 60.0  # seconds: the most a step of these tests may take on a loaded machine
-
-
-def gravebox_command() -> list[str]:
-    script = Path(sys.executable).parent / "gravebox"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "box"]
-
-
-def environment(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
-    return {**env, "PYTHONPATH": str(REPO), **extra}
 
 
 def random_game_script(game: str, seed: int, steps: int, state_dir: Path) -> list[str]:

@@ -162,15 +162,14 @@ def test_the_box_loop_runs_it_on_simulated_parts(tmp_path):
         world.close()
 
 
+def selftest(*args: str) -> subprocess.CompletedProcess[str]:
+    """`gravebox selftest ARGS` in a child process, its output kept."""
+    command = [sys.executable, "-m", "box.cli", "selftest", *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+
 def test_gravebox_selftest_fake_passes_and_names_each_part(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "box.cli", "selftest", "--fake", "--config", str(tmp_path / "none.toml")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
+    result = selftest("--fake", "--config", str(tmp_path / "none.toml"))
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "display        ok" in out
@@ -183,14 +182,7 @@ def test_gravebox_selftest_fake_passes_and_names_each_part(tmp_path):
 
 
 def test_gravebox_selftest_fails_when_buttons_are_expected_and_never_pressed(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "box.cli", "selftest", "--fake", "--seconds", "2", "--config", str(tmp_path / "none.toml")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
+    result = selftest("--fake", "--seconds", "2", "--config", str(tmp_path / "none.toml"))
     assert result.returncode == 1
     assert "button roll: not pressed in 2 s: check it goes between GPIO24 and GND" in result.stdout
 
@@ -200,12 +192,5 @@ def test_gravebox_cli_selftest_when_wired(tmp_path):
 
     if "selftest" not in cli.COMMANDS:
         pytest.skip("gravebox selftest is not wired into box/cli.py yet")
-    result = subprocess.run(
-        [sys.executable, "-m", "box.cli", "selftest", "--fake"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
+    result = selftest("--fake")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,37 @@
+"""Helpers several test files share: playing pure rules, and running the `gravebox` command.
+
+>>> gravebox_command()[-1] in ("gravebox", "box") or gravebox_command()[-1].endswith("gravebox")
+True
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from box.games.base import Rules, Step
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def play_all(rules: Rules[Any], state: Any, *actions: Any) -> Any:
+    """Apply actions that must all be accepted (a rejection fails the test); the state after the last."""
+    for action in actions:
+        step = rules.apply(state, action)
+        assert isinstance(step, Step), f"{action} rejected: {getattr(step, 'reason', step)}"
+        state = step.state
+    return state
+
+
+def gravebox_command() -> list[str]:
+    """The installed `gravebox` script of this venv, else `python -m box`."""
+    script = Path(sys.executable).parent / "gravebox"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "box"]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """This environment without systemd's notify variables, with the checkout on the path."""
+    env = {key: value for key, value in os.environ.items() if key not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
+    return {**env, "PYTHONPATH": str(REPO), **extra}
