@@ -15,6 +15,7 @@ import pytest
 from box.games.base import Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap
 from box.games.deck_of_death import RULES
 from box.games.deck_of_death.state import Placed, Token
+from tests.support import play_all
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 DECK = RULES.load_deck(DECKS)
@@ -38,11 +39,7 @@ def start(players=("Ann", "Bob", "Cy"), forfeits="drinks", **house: str):
 
 def play(state, *actions):
     """Apply each action, failing the test on a rejection; return the last state."""
-    for action in actions:
-        result = RULES.apply(state, action)
-        assert isinstance(result, Step), f"{action} rejected: {getattr(result, 'reason', '')}"
-        state = result.state
-    return state
+    return play_all(RULES, state, *actions)
 
 
 def rejected(state, action) -> str:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from box.errors import ConfigError
-from box.games.base import Press, Rejected, Roll, Setup, Step, Tap
+from box.games.base import Press, Rejected, Roll, Setup, Tap
 from box.games.deck_of_death import RULES
+from tests.support import play_all
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 DECK = RULES.load_deck(DECKS)
@@ -30,11 +31,8 @@ def start(players=("Ann", "Bob"), **options: str):
 
 
 def play(state, *actions):
-    for action in actions:
-        result = RULES.apply(state, action)
-        assert isinstance(result, Step), f"{action} rejected: {getattr(result, 'reason', '')}"
-        state = result.state
-    return state
+    """Apply each action, failing the test on a rejection; return the last state."""
+    return play_all(RULES, state, *actions)
 
 
 def rejected(state, action) -> str:

@@ -31,14 +31,7 @@ from box.ports.nfc.codec import (
     encode_frame,
 )
 from box.ports.nfc.commands import Command
-from box.ports.nfc.reader import (
-    CardLifted,
-    CardPlaced,
-    Pn532Reader,
-    ReaderEvent,
-    ReaderStatus,
-    ReaderThread,
-)
+from box.ports.nfc.reader import CardLifted, CardPlaced, Pn532Reader, ReaderEvent, ReaderStatus, ReaderThread
 from box.ports.nfc.simchip import SimulatedPn532, forget_sim_chips, sim_chip
 
 INTERVAL = 0.05
