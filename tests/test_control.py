@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import socket
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -21,6 +24,15 @@ def server(tmp_path: Path):
     control.stop()
 
 
+
+@contextlib.contextmanager
+def connected(path: Path) -> Iterator[tuple[socket.socket, BinaryIO]]:
+    """A raw connection to the control socket and its lines as they come."""
+    with socket.socket(socket.AF_UNIX) as raw, raw.makefile("rb") as lines:
+        raw.settimeout(2)
+        raw.connect(str(path))
+        yield raw, lines
+
 def test_a_command_is_only_enqueued_for_the_loop(server) -> None:
     control, inbox = server
     reply = ControlClient(control.path).request("enrol", game="dead-set", card="ds001")
@@ -31,9 +43,7 @@ def test_a_command_is_only_enqueued_for_the_loop(server) -> None:
 
 def test_malformed_commands_are_answered_and_never_enqueued(server) -> None:
     control, inbox = server
-    with socket.socket(socket.AF_UNIX) as raw, raw.makefile("rb") as lines:
-        raw.settimeout(2)
-        raw.connect(str(control.path))
+    with connected(control.path) as (raw, lines):
         for line, error in [
             (b"not json\n", "Expecting value"),
             (b'{"cmd": "format-disk"}\n', "unknown command 'format-disk'"),
@@ -52,9 +62,7 @@ def test_malformed_commands_are_answered_and_never_enqueued(server) -> None:
 
 def test_an_overlong_line_closes_the_connection(server) -> None:
     control, inbox = server
-    with socket.socket(socket.AF_UNIX) as raw, raw.makefile("rb") as lines:
-        raw.settimeout(2)
-        raw.connect(str(control.path))
+    with connected(control.path) as (raw, lines):
         raw.sendall(b'{"cmd": "enrol", "game": "' + b"x" * 70_000 + b'"}\n')
         assert json.loads(lines.readline()) == {"ok": False, "error": "line too long"}
         assert lines.readline() == b""

@@ -59,10 +59,11 @@ def test_the_score_check_can_fail(tmp_path: Path) -> None:
 
 
 @needs_analyze
-def test_unit_has_no_unknown_or_misspelt_settings(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unit", [UNIT, UNIT.with_name("gravebox-web.service")], ids=lambda unit: unit.name)
+def test_units_have_no_unknown_or_misspelt_settings(tmp_path: Path, unit: Path) -> None:
     # verify wants the binary to exist: check a copy that runs /bin/true.
-    copy = tmp_path / "gravebox.service"
-    copy.write_text(re.sub(r"(?m)^ExecStart=.*$", "ExecStart=/bin/true", UNIT.read_text()))
+    copy = tmp_path / unit.name
+    copy.write_text(re.sub(r"(?m)^ExecStart=.*$", "ExecStart=/bin/true", unit.read_text()))
     result = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True, text=True)
     output = result.stdout + result.stderr
     assert result.returncode == 0 and not re.search(r"Unknown|ignoring|Failed|Invalid", output), output
@@ -141,12 +142,20 @@ console.log(JSON.stringify(answers));
 """
 
 
-def test_polkit_rule_allows_power_off_for_gravebox_only(tmp_path: Path) -> None:
+def polkit_answers(tmp_path: Path, asks: list[list[str]]) -> list[str | None]:
+    """What the polkit rule answers each [user, action] (node evaluates the JavaScript)."""
     node = shutil.which("node") or shutil.which("nodejs")
     if node is None:
         pytest.skip("node is not installed: the polkit rule (JavaScript) is evaluated with it")
     harness = tmp_path / "harness.js"
     harness.write_text(POLKIT_HARNESS)
+    result = subprocess.run(
+        [node, str(harness), str(POLKIT_RULE), json.dumps(asks)], capture_output=True, text=True, check=True
+    )
+    return json.loads(result.stdout)
+
+
+def test_polkit_rule_allows_power_off_for_gravebox_only(tmp_path: Path) -> None:
     login1 = "org.freedesktop.login1."
     asks = [
         ["gravebox", login1 + "power-off"],
@@ -157,18 +166,10 @@ def test_polkit_rule_allows_power_off_for_gravebox_only(tmp_path: Path) -> None:
         ["gravebox", "org.freedesktop.systemd1.manage-units"],
         ["pi", login1 + "power-off"],
     ]
-    result = subprocess.run(
-        [node, str(harness), str(POLKIT_RULE), json.dumps(asks)], capture_output=True, text=True, check=True
-    )
-    assert json.loads(result.stdout) == ["yes"] * 4 + [None] * 3
+    assert polkit_answers(tmp_path, asks) == ["yes"] * 4 + [None] * 3
 
 
 def test_polkit_rule_lets_gravebox_mount_usb_sticks_but_not_system_disks(tmp_path: Path) -> None:
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        pytest.skip("node is not installed: the polkit rule (JavaScript) is evaluated with it")
-    harness = tmp_path / "harness.js"
-    harness.write_text(POLKIT_HARNESS)
     udisks = "org.freedesktop.udisks2."
     asks = [
         ["gravebox", udisks + "filesystem-mount"],
@@ -178,7 +179,4 @@ def test_polkit_rule_lets_gravebox_mount_usb_sticks_but_not_system_disks(tmp_pat
         ["gravebox", udisks + "modify-device"],
         ["pi", udisks + "filesystem-mount-other-seat"],
     ]
-    result = subprocess.run(
-        [node, str(harness), str(POLKIT_RULE), json.dumps(asks)], capture_output=True, text=True, check=True
-    )
-    assert json.loads(result.stdout) == ["yes"] * 3 + [None] * 3
+    assert polkit_answers(tmp_path, asks) == ["yes"] * 3 + [None] * 3

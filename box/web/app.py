@@ -137,6 +137,15 @@ class Refused(Exception):
         super().__init__(message)
 
 
+FOREIGN = "Refused: this request did not come from this box's page"
+
+
+def from_this_page(request: Request) -> bool:
+    """The request's Origin (or Referer) is this box's own page: no other site writes through a phone."""
+    headers = request.headers
+    return security.same_origin(headers.get("origin"), headers.get("referer"), request.url.scheme, headers.get("host"))
+
+
 def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) -> Starlette:
     """The page's app. `clock` (monotonic seconds) drives the pairing code's expiry and the rate limits."""
     import time
@@ -198,13 +207,8 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 
     async def guard(request: Request, upload: bool = False) -> Any:
         """Check a write (Origin, size, session, form token) and return its form; raises Refused."""
-        if not security.same_origin(
-            request.headers.get("origin"),
-            request.headers.get("referer"),
-            request.url.scheme,
-            request.headers.get("host"),
-        ):
-            raise Refused(403, "Refused: this request did not come from this box's page")
+        if not from_this_page(request):
+            raise Refused(403, FOREIGN)
         length = request.headers.get("content-length")
         if length is None or not length.isdigit():
             raise Refused(411, "Refused: the request must say its length")
@@ -338,13 +342,8 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
         return page(request, "pair.html", {"message": "", "ok": True})
 
     async def pair_code(request: Request) -> Response:
-        if not security.same_origin(
-            request.headers.get("origin"),
-            request.headers.get("referer"),
-            request.url.scheme,
-            request.headers.get("host"),
-        ):
-            return refused(request, Refused(403, "Refused: this request did not come from this box's page"))
+        if not from_this_page(request):
+            return refused(request, Refused(403, FOREIGN))
         if not pairing.requests.allow("*"):
             return page(request, "pair.html", {"message": "Too many codes asked for: wait a minute", "ok": False}, 429)
         code = pairing.new_code()
@@ -357,13 +356,8 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
         return page(request, "pair.html", {"message": "The box shows a code now: type it here", "ok": True})
 
     async def pair(request: Request) -> Response:
-        if not security.same_origin(
-            request.headers.get("origin"),
-            request.headers.get("referer"),
-            request.url.scheme,
-            request.headers.get("host"),
-        ):
-            return refused(request, Refused(403, "Refused: this request did not come from this box's page"))
+        if not from_this_page(request):
+            return refused(request, Refused(403, FOREIGN))
         length = request.headers.get("content-length", "")
         if not length.isdigit() or int(length) > 1024:
             return refused(request, Refused(413, "Refused: a code is six digits"))

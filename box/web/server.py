@@ -20,6 +20,9 @@ from pathlib import Path
 DEFAULT_LISTEN = "0.0.0.0:8080"
 
 
+# uvicorn as the page needs it: HTTP/1.1 on asyncio, server-sent events but no WebSocket, quiet logs
+UVICORN_OPTIONS = {"http": "h11", "loop": "asyncio", "ws": "none", "lifespan": "on", "access_log": False, "log_level": "warning"}
+
 def parse_listen(text: str) -> tuple[str, int]:
     """HOST:PORT (IPv6 in brackets) as a host and a port number; ValueError names what is wrong."""
     host, colon, port = text.rpartition(":")
@@ -57,16 +60,5 @@ def main(args: argparse.Namespace) -> int:
         decks_dir=args.decks or config.decks,
     )
     logging.getLogger("box").info("phone page on http://%s:%d/", host, port)
-    uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=port,
-        http="h11",
-        loop="asyncio",
-        ws="none",
-        lifespan="on",
-        access_log=False,
-        log_level="warning",
-        timeout_graceful_shutdown=2,
-    )
+    uvicorn.run(create_app(settings), host=host, port=port, **UVICORN_OPTIONS, timeout_graceful_shutdown=2)
     return 0

@@ -8,6 +8,7 @@ import threading
 import time
 
 from box.web.app import WebSettings, create_app
+from box.web.server import UVICORN_OPTIONS
 
 
 class PageThread:
@@ -25,18 +26,8 @@ class PageThread:
     def start(self, timeout: float = 10.0) -> None:
         import uvicorn
 
-        config = uvicorn.Config(
-            create_app(self.settings),
-            host=self.host,
-            port=self.port,
-            http="h11",
-            loop="asyncio",
-            ws="none",
-            lifespan="on",
-            access_log=False,
-            log_level="warning",
-            timeout_graceful_shutdown=1,
-        )
+        app = create_app(self.settings)
+        config = uvicorn.Config(app, host=self.host, port=self.port, **UVICORN_OPTIONS, timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
         self.thread.start()
