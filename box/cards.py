@@ -17,7 +17,7 @@ import csv
 import os
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,7 +42,6 @@ class Deck:
     cards: Mapping[str, Any]
     names: Mapping[str, str]
     path: str
-    extras: Mapping[str, Any] = field(default_factory=dict)  # e.g. a board that goes with the deck
 
     def __contains__(self, card_id: object) -> bool:
         return card_id in self.cards

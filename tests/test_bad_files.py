@@ -82,7 +82,7 @@ def test_a_spreadsheets_bom_is_accepted_in_decks_and_boards(tmp_path, script, ca
     (decks / "dead-set.csv").write_bytes(b"\xef\xbb\xbf" + DEAD_SET.replace(b"\n", b"\r\n"))
     (decks / "deck-of-death.toml").write_bytes(b"\xef\xbb\xbf" + BOARD.encode())
     assert main(sim(script, "--decks", str(decks))) == 0, capsys.readouterr().err
-    assert rules_for("deck-of-death").load_deck(decks).extras["board"].outer > 0
+    assert rules_for("deck-of-death").load_deck(decks).board.outer > 0
 
 
 def test_a_decks_folder_that_does_not_exist_is_an_error(tmp_path, script, capsys) -> None:
@@ -98,7 +98,7 @@ def test_a_board_without_a_deck_beside_it_replaces_the_board_of_the_built_in_car
     (decks / "deck-of-death.toml").write_text(BOARD.replace("outer = 36", "outer = 40", 1), encoding="utf-8")
     deck = rules_for("deck-of-death").load_deck(decks)
     builtin = rules_for("deck-of-death").load_deck()
-    assert deck.cards == builtin.cards and deck.extras["board"] != builtin.extras["board"]
+    assert deck.cards == builtin.cards and deck.board != builtin.board
     (decks / "deck-of-death.toml").write_text(BOARD.replace("outer = ", 'outer = "many" #', 1), encoding="utf-8")
     script.write_text("start deck-of-death players=2\n", encoding="utf-8")
     one_line(capsys, sim(script, "--decks", str(decks)), "deck-of-death.toml:", "outer")

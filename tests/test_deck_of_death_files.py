@@ -44,7 +44,7 @@ def test_the_builtin_deck_is_playable_without_alcohol():
 
 
 def test_the_builtin_board_follows_the_rulings():
-    board = RULES.load_deck().extras["board"]
+    board = RULES.load_deck().board
     assert (board.outer, board.start, board.inner) == (36, 0, 10)
     assert len(board.arrows) == 6 and all(target == 0 for _, target in board.arrows)
     spaces = [space for space, _ in board.arrows]
@@ -53,12 +53,12 @@ def test_the_builtin_board_follows_the_rulings():
 
 def test_a_deck_directory_brings_its_own_board():
     deck = RULES.load_deck(SCENARIO)
-    assert deck.extras["board"].outer == 12 and len(deck) == 31
+    assert deck.board.outer == 12 and len(deck) == 31
 
 
 def test_a_deck_directory_without_a_board_uses_the_builtin_one(tmp_path):
     shutil.copy(SCENARIO / "deck-of-death.csv", tmp_path)
-    assert RULES.load_deck(tmp_path).extras["board"].outer == 36
+    assert RULES.load_deck(tmp_path).board.outer == 36
 
 
 # -- bad decks ------------------------------------------------------------------------------

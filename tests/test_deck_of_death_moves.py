@@ -156,7 +156,7 @@ def test_a_space_written_twice_in_the_arrows_is_refused(tmp_path):
 def test_a_board_file_alone_replaces_the_board_with_the_builtin_cards(tmp_path):
     (tmp_path / "deck-of-death.toml").write_text(BOARD, encoding="utf-8")
     deck = RULES.load_deck(tmp_path)
-    assert deck.extras["board"].outer == 12 and len(deck) == len(RULES.load_deck())
+    assert deck.board.outer == 12 and len(deck) == len(RULES.load_deck())
 
 
 def test_a_bad_board_file_alone_stops_the_load(tmp_path):

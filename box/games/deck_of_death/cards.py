@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from box.cards import Deck, RowError, one_of, open_deck, whole_number
@@ -89,8 +89,15 @@ def parse_card(values: dict[str, str]) -> Card:
     return Card(values["id"], values["title"], color, tier, effect, values["text"])
 
 
-def load_deck(directory: Path | str | None = None) -> Deck:
-    """The deck `<directory>/deck-of-death.csv` with its board in `extras["board"]`.
+@dataclass(frozen=True)
+class BoardDeck(Deck):
+    """Deck of Death's cards and the board they are played on."""
+
+    board: Board | None = None
+
+
+def load_deck(directory: Path | str | None = None) -> BoardDeck:
+    """The deck `<directory>/deck-of-death.csv` with its `board`.
 
     The board is `<directory>/deck-of-death.toml` when that file exists, else the built-in one;
     a board without a deck file beside it goes with the built-in cards.
@@ -100,7 +107,7 @@ def load_deck(directory: Path | str | None = None) -> Deck:
     deck = open_deck(NAME, COLUMNS, parse_card, cards, name_column="title")
     board_file = folder / f"{NAME}.toml" if folder is not None else BUILTIN_BOARD
     board = load_board(board_file if board_file.exists() else BUILTIN_BOARD)
-    return replace(deck, extras={**deck.extras, "board": board})
+    return BoardDeck(deck.game, deck.cards, deck.names, deck.path, board=board)
 
 
 # --- the board -------------------------------------------------------------------

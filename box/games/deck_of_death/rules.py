@@ -24,7 +24,7 @@ from dataclasses import replace
 from box.cards import Deck
 from box.games.base import Action, Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.deck_of_death import cards, screens
-from box.games.deck_of_death.cards import BUILTIN_BOARD, Board, load_board
+from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
 from box.games.deck_of_death.state import (
     DUEL_STYLES,
     FORCED_EXIT_AFTER,
@@ -647,7 +647,7 @@ PHASES: dict[Phase, Stage[State]] = {
 
 def new(setup: Setup, deck: Deck) -> State:
     """Every token on Start, nobody immune, an empty board; the first player draws."""
-    board: Board = deck.extras.get("board") or load_board(BUILTIN_BOARD)
+    board = deck.board if isinstance(deck, BoardDeck) and deck.board is not None else load_board(BUILTIN_BOARD)
     options = read_options(OPTIONS, setup.options)
     count = len(setup.players)
     zeros = (0,) * count
