@@ -19,6 +19,7 @@ from box.games import load_decks
 from box.hardware import Parts, open_parts
 from box.journal import Journal
 from box.loop import BoxLoop
+from box.phone import load_roster
 from box.pinmap import PinMap
 from box.screen import Screen
 from box.service import Box, Settings
@@ -92,6 +93,8 @@ def assemble(
         box = Box(
             journal, tags, dice or DiceCup(), settings, damaged=damaged, decks=decks, root=root(tags) if root else None
         )
+        if root is None:
+            load_roster(box)  # the phone page's names and default options (roster.json)
     except BaseException:
         parts.close()
         raise

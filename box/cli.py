@@ -39,6 +39,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sim.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
     sim.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
     sim.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
+    sim.add_argument("--web", metavar="HOST:PORT", help="serve the phone page beside the simulator")
     selftest = commands.add_parser("selftest", parents=[common], help="check every part of the box")
     enroll = commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card")
     web = commands.add_parser("web", parents=[common], help="serve the phone page (scores, history, cards)")
@@ -158,13 +159,30 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     except HardwareError as problem:
         print(f"gravebox: {problem}", file=sys.stderr)
         return 1
+    control = serve_control(app)
     stop = threading.Event()
     install_signal_handlers(stop, wake=lambda: app.inbox.put(None))
     try:
         app.loop.run(stop, on_power_off=power_off)
     finally:
+        if control is not None:
+            control.stop()
         app.close()
     return 0
+
+
+def serve_control(app, directory: Path | None = None):  # app: box.app.App -> ControlServer | None
+    """The phone page's socket (box/control.py); without a runtime folder the box runs on without it."""
+    from box.control import ControlServer, socket_path
+
+    control = ControlServer(socket_path(directory), app.inbox.put)
+    try:
+        control.start()
+    except OSError as problem:
+        logging.getLogger("gravebox").warning("no phone page: cannot open %s: %s", control.path, problem)
+        return None
+    app.loop.attach_control(control)
+    return control
 
 
 def default_pinmap() -> Path:
@@ -196,11 +214,28 @@ def power_off() -> None:
 
 
 def simulate(args: argparse.Namespace) -> int:
-    """`gravebox sim`: a script on virtual time, or the terminal simulator."""
+    """`gravebox sim`: a script on virtual time, or the terminal simulator; `--web`: the page beside."""
+    _, settings = settings_from(args)
+    beside = None
+    if getattr(args, "web", None):
+        from box.web.thread import Beside
+
+        try:
+            beside = Beside.parse(args.web)
+        except ValueError as problem:
+            print(f"gravebox: {problem}", file=sys.stderr)
+            return EXIT_BAD_FILE
+    try:
+        return simulate_with(args, settings, beside)
+    finally:
+        if beside is not None:
+            beside.stop()
+
+
+def simulate_with(args: argparse.Namespace, settings, beside) -> int:  # beside: box.web.thread.Beside | None
     import json
     import tempfile
 
-    _, settings = settings_from(args)
     if getattr(args, "script", None) is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             print(
@@ -212,7 +247,8 @@ def simulate(args: argparse.Namespace) -> int:
         from box.sim.terminal import play_in_terminal
 
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
-        return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None))
+        control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
+        return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control)
 
     from box.errors import FileProblem
     from box.sim.script import ScriptError, run_script
@@ -220,8 +256,9 @@ def simulate(args: argparse.Namespace) -> int:
     writable_outputs(args)
     with tempfile.TemporaryDirectory(prefix="gravebox-sim-") as scratch:
         state_dir = args.state_dir or Path(scratch)
+        control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
         try:
-            world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames)
+            world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames, control)
         except ScriptError as problem:
             print(f"gravebox: {problem}", file=sys.stderr)
             return 1
@@ -235,6 +272,8 @@ def simulate(args: argparse.Namespace) -> int:
             f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
             f" {world.pushes} frames pushed"
         )
+        if beside is not None:
+            beside.wait(f"the phone page shows the final state on {beside.url}")
         world.close()
     return 0
 

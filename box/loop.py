@@ -6,6 +6,10 @@ sounds and hands the new frame to the display pusher (whose own thread does the 
 I2C push). `run` is the real-time loop of a box and of the `selftest` and `enroll`
 commands; the simulator (box/sim/world.py) calls `process` itself on virtual time.
 
+The phone page's commands come the same way: the control socket's thread puts a
+`ControlCommand` in the inbox (box/control.py) and the loop carries it out (box/phone.py);
+after each pass the loop publishes the state dump to the page when one listens.
+
 An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Box.button`
 -> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma `display()`.
 """
@@ -18,6 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from box.control import ControlCommand, ControlServer
 from box.games.base import View
 from box.hardware import Parts
 from box.ports.buttons import Edge, PressDetector
@@ -44,6 +49,12 @@ class BoxLoop:
         self.last_view: View | None = None
         self.renders = 0
         self.passes = 0
+        self.control: ControlServer | None = None  # the phone page's socket, when it is served
+        self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
+
+    def attach_control(self, control: ControlServer) -> None:
+        """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox)."""
+        self.control = control
 
     def enqueue(self, event: Any) -> None:
         """Thread-safe: called from hardware threads with an Edge or a reader event."""
@@ -64,6 +75,8 @@ class BoxLoop:
             self.parts.buzzer.play(sound, now)
         self.parts.buzzer.advance(now)
         self.refresh(now)
+        if self.control is not None and self.control.subscribed():
+            self.control.publish({**self.box.dump(now), "last_tags": dict(self.last_tags)})  # sent when changed
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()
@@ -76,9 +89,14 @@ class BoxLoop:
             for press in self.detector.edge(event):
                 self.box.button(press.button, press.kind, now)
         elif isinstance(event, CardPlaced):
+            self.last_tags[event.reader] = event.uid.hex()
             self.box.card_placed(event.reader, event.uid, now, event.lying)
         elif isinstance(event, ReaderStatus):
             self.box.reader_status(event.reader, event.online, event.message, now)
+        elif isinstance(event, ControlCommand):
+            from box.phone import carry_out
+
+            carry_out(self.box, event, now)
         # A lifted card changes nothing in any game: placements are what count.
 
     def refresh(self, now: float) -> None:

@@ -33,6 +33,7 @@ from box.games.base import Chug, Countdown, Setup, Step, View
 from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
+from box.roster import PLAYER, UPLOADED_DECKS, Roster
 from box.screen import Card, Screen
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap
@@ -57,10 +58,12 @@ class Settings:
     decks_dir: Path | None = None
     readers: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(READERS, ""))  # name -> port
     state_dir: Path | None = None  # where enrolment saves the tag map
+    roster: Roster = field(default_factory=Roster)  # the phone page's names and defaults (roster.json)
 
     def player_names(self, count: int) -> list[str]:
-        if len(self.names) >= count:
-            return list(self.names[:count])
+        names = self.roster.names_or(self.names)  # the roster's names, else the config file's
+        if len(names) >= count:
+            return list(names[:count])
         return [f"P{n}" for n in range(1, count + 1)]
 
 
@@ -119,6 +122,7 @@ class Box:
         self.flash: View | None = None  # a screen shown for a moment (an unknown card), over everything
         self.flash_until = 0.0
         self.power_off_requested = False
+        self.joined: list[str] = []  # names whose player token was laid on a reader at the setup
         self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), titles()), self.choose))
         if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
@@ -172,8 +176,15 @@ class Box:
     def deck(self, game: str, decks_dir: str | None = None) -> Deck:
         """The game's deck (loaded once): from the decks directory where it has the file."""
         if game not in self.decks:
-            self.decks[game] = load_deck(game, Path(decks_dir) if decks_dir else self.settings.decks_dir)
+            self.decks[game] = load_deck(game, Path(decks_dir) if decks_dir else self.deck_folder(game))
         return self.decks[game]
+
+    def deck_folder(self, game: str) -> Path | None:
+        """Where a new game's deck comes from: one uploaded from the phone, else the configured folder."""
+        uploaded = self.settings.state_dir / UPLOADED_DECKS if self.settings.state_dir is not None else None
+        if uploaded is not None and (uploaded / f"{game}.csv").exists():
+            return uploaded
+        return self.settings.decks_dir
 
     def resume(self) -> None:
         """Show the unfinished game of the journal, if any, as it was."""
@@ -223,7 +234,8 @@ class Box:
         except ValueError as problem:
             raise GameStartError(str(problem).replace("; options are", f" for {game}; options are")) from None
         deck = self.deck(game)
-        decks_dir = str(self.settings.decks_dir) if self.settings.decks_dir else None
+        folder = self.deck_folder(game)
+        decks_dir = str(folder) if folder else None
         # Let the rules refuse bad setups before anything is journaled.
         rules.new(Setup(tuple(names), values), deck)
         record_id = self.journal.start_game(game, names, values, decks_dir)  # finishes the old one too
@@ -289,8 +301,39 @@ class Box:
             if card is None:
                 self.unknown_card(uid, now)
                 return
+            if card[0] == PLAYER:
+                self.player_joins(card[1], now)
+                return
         top.tag(reader, uid, card, now)
         self.settle()
+
+    def player_joins(self, name: str, now: float) -> None:
+        """A player's token laid on a reader at a game's setup: that name takes the next seat."""
+        root = self.root
+        if self.top is not root or not isinstance(root, MenuScreen) or root.menu.page == "main":
+            self.reject("Player tokens join at a game's setup", now)
+            return
+        if name in self.joined:
+            self.reject(f"{name} is in already", now)
+            return
+        high = root.menu.player_range[1]
+        if len(self.joined) >= high:
+            self.reject(f"At most {high} players", now)
+            return
+        self.joined.append(name)
+        root.menu = replace(root.menu, players=min(high, max(root.menu.players, len(self.joined))))
+        self.say(f"{name} joins: {len(self.joined)} seated", now)
+        self.sounds.append(Sound.RIGHT)
+
+    def seat(self, count: int) -> list[str]:
+        """The players of a game started at the menu: those whose token joined, then the roster's."""
+        names = list(self.joined[:count])
+        for name in (*self.settings.player_names(count + len(names)), *(f"P{n}" for n in range(1, 2 * count + 1))):
+            if len(names) == count:
+                break
+            if name not in names:
+                names.append(name)
+        return names
 
     def unknown_card(self, uid: bytes, now: float) -> None:
         self.reject(f"Unknown card {uid.hex()}", now)
@@ -376,10 +419,15 @@ class Box:
             rules = rules_for(choice.game)
             root = self.root
             assert isinstance(root, MenuScreen)
-            root.menu = root.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players))
+            menu = root.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players))
+            defaults = self.settings.roster.defaults_for(choice.game)  # the roster's default options
+            root.menu = replace(menu, values=tuple(defaults.get(o.key, v) for o, v in zip(menu.options, menu.values)))
+            self.joined = []
         elif choice.kind == "start":
+            names = self.seat(choice.players) if self.joined else None
+            self.joined = []
             try:
-                self.start_game(choice.game, now, players=choice.players, options=dict(choice.options))
+                self.start_game(choice.game, now, players=choice.players, names=names, options=dict(choice.options))
             except (GameStartError, ValueError) as problem:
                 self.reject(str(problem), now)
         elif choice.tool is not None:

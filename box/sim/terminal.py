@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from box.control import ControlServer
 from box.service import Settings
 from box.sim.script import ScriptError, ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
@@ -156,8 +157,12 @@ def layout(
     return [cut(line, width - 1) for line in (*lines, keys)]
 
 
-def play_in_terminal(state_dir: Path, settings: Settings, seed: int | None = None) -> int:
-    world = SimulatedBox(state_dir=state_dir, decks_dir=settings.decks_dir, seed=seed, names=settings.names)
+def play_in_terminal(
+    state_dir: Path, settings: Settings, seed: int | None = None, control: ControlServer | None = None
+) -> int:
+    world = SimulatedBox(
+        state_dir=state_dir, decks_dir=settings.decks_dir, seed=seed, names=settings.names, control=control
+    )
     try:
         curses.wrapper(lambda screen: Terminal(world, screen).run())
     finally:

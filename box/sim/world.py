@@ -18,6 +18,7 @@ from typing import Any
 
 from box.app import assemble
 from box.cards import Deck, find_card
+from box.control import ControlServer
 from box.games import load_decks
 from box.hardware import Parts
 from box.journal import Journal
@@ -52,6 +53,7 @@ class SimulatedBox:
     now: float = 0.0
     frames_dir: Path | None = None
     root: Callable[[TagMap], Screen] | None = None
+    control: ControlServer | None = None  # the phone page's socket (`gravebox sim --web`), kept across restarts
     frames_saved: int = 0
     pushes: int = 0
     polling_until: dict[str, float] = field(default_factory=dict)
@@ -90,6 +92,9 @@ class SimulatedBox:
             chips=self.chips,
         )
         self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
+        if self.control is not None:
+            self.control.enqueue = self.loop.enqueue
+            self.loop.attach_control(self.control)
         for name in self.parts.readers:
             self.polling_until[name] = self.now + POLL_WINDOW
         self.next_poll = self.now  # the readers are polled as the box starts, as on a Pi

@@ -1,0 +1,128 @@
+"""The box's side of the phone page: commands through the one loop, the code on the OLED, tokens."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from box.control import ControlClient, ControlCommand, ControlServer
+from box.roster import ROSTER_FILE, Roster, save_roster
+from box.sim.world import SimulatedBox
+from box.tags import TAGS_FILE, TagMap
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+FRESH_TAG = bytes.fromhex("04c0ffee000001")
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    world = SimulatedBox(state_dir=tmp_path / "state", decks_dir=SCENARIOS / "dead-set" / "decks", seed=1)
+    yield world
+    world.close()
+
+
+def send(world: SimulatedBox, command: str, **args: object) -> None:
+    world.loop.enqueue(ControlCommand(command, dict(args)))
+    world.advance(0.05)
+
+
+def oled(world: SimulatedBox) -> list[str]:
+    view = world.box.screen(world.now)
+    return [view.title, *view.lines]
+
+
+def test_the_pairing_code_shows_on_the_oled_and_never_in_the_state(world: SimulatedBox) -> None:
+    send(world, "show-code", code="482913", seconds=120)
+    assert world.dump()["screen"] == "pair" and "   482 913" in oled(world)
+    assert "482913" not in json.dumps(world.dump()) and world.dump()["pairing"] is True
+    send(world, "hide-code")
+    assert world.dump()["screen"] == "menu"
+    send(world, "show-code", code="111222", seconds=30)
+    world.advance(31)
+    assert world.dump()["screen"] == "menu"  # expired
+    logged = world.box.journal.get("phone")
+    assert [entry["cmd"] for entry in logged] == ["show-code", "hide-code", "show-code"]
+    assert all("code" not in entry for entry in logged)  # journaled like any input, without the secret
+
+
+def test_enrol_from_the_phone_takes_the_next_tag_on_any_reader(world: SimulatedBox) -> None:
+    send(world, "enrol", game="dead-set", card="ds10")
+    assert world.dump()["screen"] == "enrol" and "Tess Ten" in oled(world)
+    assert world.dump()["enrolment"]["current"] == "ds10"
+    taken = world.box.tags.uid_of("dead-set", "ds20")  # a tag that is another card's: refused
+    world.put("left", taken)
+    world.lift("left")
+    assert world.dump()["screen"] == "enrol" and world.box.tags.lookup(taken) == ("dead-set", "ds20")
+    world.put("middle", FRESH_TAG)
+    world.lift("middle")
+    assert world.dump()["screen"] == "menu" and world.dump()["notice"] == "Enrolled: Tess Ten"
+    assert TagMap.load(world.state_dir / TAGS_FILE).lookup(FRESH_TAG) == ("dead-set", "ds10")
+    assert world.loop.last_tags["middle"] == FRESH_TAG.hex()
+
+
+def test_a_command_for_a_card_that_is_not_in_the_deck_changes_nothing(world: SimulatedBox) -> None:
+    send(world, "enrol", game="dead-set", card="nope")
+    assert world.dump()["screen"] == "menu"
+
+
+def test_a_player_token_seats_its_player_at_a_games_setup(world: SimulatedBox) -> None:
+    save_roster(Roster.checked(["Ann", "Bob", "Cid"], {"dead-set": {"target": "4"}}), world.state_dir / ROSTER_FILE)
+    send(world, "roster-changed")
+    send(world, "enrol-player", name="Cid")
+    world.put("left", FRESH_TAG)
+    world.lift("left")
+    assert world.box.tags.lookup(FRESH_TAG) == ("player", "Cid")
+    world.put("left", FRESH_TAG)  # at the main menu: refused
+    world.lift("left")
+    assert world.dump()["notice"] == "Player tokens join at a game's setup"
+    world.press("down")  # Dead Set
+    world.press("ok")
+    world.put("right", FRESH_TAG)
+    world.lift("right")
+    assert world.dump()["notice"] == "Cid joins: 1 seated"
+    world.press("ok")  # the options page: the roster's default target
+    assert any("4" in line for line in oled(world))
+    world.press("up")  # START
+    world.press("ok")
+    state = world.dump()
+    assert state["game"] == "dead-set" and state["players"] == ["Cid", "Ann"]
+    assert state["options"]["target"] == "4"
+
+
+def test_a_restored_tag_map_is_read_again(world: SimulatedBox) -> None:
+    TagMap({FRESH_TAG: ("dead-set", "ds30")}).save(world.state_dir / TAGS_FILE)
+    send(world, "tags-changed")
+    assert world.box.tags.lookup(FRESH_TAG) == ("dead-set", "ds30")
+    assert world.box.tags.uid_of("dead-set", "ds10") is not None  # the simulator's own tags stay under it
+
+
+def test_an_uploaded_deck_is_used_from_the_next_game(world: SimulatedBox) -> None:
+    uploaded = world.state_dir / "decks"
+    uploaded.mkdir()
+    (uploaded / "dead-set.csv").write_text("id,name,age\nds901,Zed Zero,50\nds902,Zoe Two,60\n")
+    send(world, "decks-changed")
+    world.box.start_game("dead-set", world.now, names=["Ann", "Bob"])
+    assert list(world.box.session.deck.cards) == ["ds901", "ds902"]
+    assert world.box.session.record.decks == str(uploaded)  # the history replays it with that deck
+
+
+def test_the_state_reaches_a_subscriber_through_the_socket(world: SimulatedBox, tmp_path: Path) -> None:
+    control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
+    control.start()
+    try:
+        world.loop.attach_control(control)
+        stream = ControlClient(control.path).subscribe()
+        world.advance(0.05)  # a pass: someone listens now, so the state is published
+        assert next(stream)["screen"] == "menu"
+        assert ControlClient(control.path).request("show-code", code="123456", seconds=60) == {"ok": True}
+        world.advance(0.05)  # the loop takes the command from its inbox
+        assert next(stream)["screen"] == "pair"
+        world.put("left", FRESH_TAG)
+        seen = next(stream)
+        while seen["last_tags"].get("left") != FRESH_TAG.hex():
+            seen = next(stream)
+        stream.close()
+    finally:
+        control.stop()
