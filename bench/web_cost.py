@@ -1,10 +1,16 @@
-"""The phone page's cost: the RSS of `gravebox web` after every page has been served.
+"""The phone page's cost: the RSS of `gravebox web`, and the box's input latency with pages open.
 
-Plays a few scenario games into a fresh state directory (so History replays real games and
-Cards loads every deck), starts `gravebox web` in its own process as the service does, asks
-for every page `--rounds` times, then reads the process's VmRSS and VmHWM.
+1. RSS: plays a few scenario games into a fresh state directory (so History replays real games
+   and Cards loads every deck), starts `gravebox web` in its own process as the service does,
+   asks for every page `--rounds` times, then reads the process's VmRSS and VmHWM.
+2. Latency: runs bench/input_latency.py's measurement twice, first as it is, then with the
+   box's control socket attached to its loop (it publishes its state after every change),
+   `gravebox web` subscribed to it, and `--pages` live pages (server-sent event streams, read by
+   another process, as phones would) open on it. Each page's delay is the time from the box's
+   publish to the page's event.
 
-Run from the repository root: ``python bench/web_cost.py [--rounds 5]``. Prints JSON.
+Run from the repository root: ``python bench/web_cost.py [--rounds 5] [--events 300] [--pages 5]``.
+Prints JSON.
 """
 
 from __future__ import annotations
@@ -108,13 +114,132 @@ def rss(rounds: int) -> dict[str, Any]:
     }
 
 
+READER = r"""
+import http.client, sys, threading, time
+port, pages = int(sys.argv[1]), int(sys.argv[2])
+lock = threading.Lock()
+def read(n):
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    connection.request("GET", "/events")
+    response = connection.getresponse()
+    first = True
+    for line in response:
+        if line.startswith(b"data:"):
+            if not first:  # the first event is the state at connection, not an answer to a change
+                with lock:
+                    sys.stdout.write(f"{n} {time.monotonic_ns()}\n")
+                    sys.stdout.flush()
+            first = False
+for n in range(pages):
+    threading.Thread(target=read, args=(n,), daemon=True).start()
+sys.stdin.read()
+"""
+
+
+def latency(events: int, pages: int) -> dict[str, Any]:
+    """Input to display without and with the page: the box's own figure and the pages' delay."""
+    import threading
+
+    import input_latency
+
+    import box.loop
+    from box.control import ControlServer
+
+    def measure() -> dict[str, Any]:
+        with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
+            return input_latency.run(events, 23.0, 1, Path(scratch), False, 0.040)
+
+    without = measure()
+    published: list[int] = []
+    with tempfile.TemporaryDirectory(prefix="gravebox-web-bench-") as scratch:
+        runtime, state_dir = Path(scratch) / "run", Path(scratch) / "state"
+        control = ControlServer(runtime / "control.sock", lambda command: None)
+        publish = control.publish
+
+        def timed_publish(state: dict[str, Any]) -> None:
+            published.append(time.monotonic_ns())
+            publish(state)
+
+        control.publish = timed_publish  # type: ignore[method-assign]
+        control.start()
+        plain = box.loop.BoxLoop
+
+        class AttachedLoop(plain):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                control.enqueue = self.enqueue
+                self.attach_control(control)
+
+        box.loop.BoxLoop = AttachedLoop  # input_latency imports it inside its run()
+        state_dir.mkdir()
+        port = free_port()
+        web = start_web(state_dir, runtime, port)
+        reader = subprocess.Popen(
+            [sys.executable, "-c", READER, str(port), str(pages)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        received: list[tuple[int, int]] = []
+
+        def collect() -> None:
+            assert reader.stdout is not None
+            for line in reader.stdout:
+                page, at = line.split()
+                received.append((int(page), int(at)))
+
+        collector = threading.Thread(target=collect, daemon=True)
+        collector.start()
+        try:
+            with_pages = measure()
+            web_kb = status_kb(web.pid, "VmHWM")
+        finally:
+            box.loop.BoxLoop = plain
+            reader.kill()
+            web.terminate()
+            web.wait(10)
+            control.stop()
+    delays = []
+    for _, at in received:
+        before = [p for p in published if p <= at]
+        if before:
+            delays.append(at - before[-1])
+    both = {}
+    for kind in ("card", "button"):
+        p99_without, p99_with = without[kind]["to_display_ms"]["p99"], with_pages[kind]["to_display_ms"]["p99"]
+        both[kind] = {
+            "without_pages_ms": without[kind]["to_display_ms"],
+            "with_pages_ms": with_pages[kind]["to_display_ms"],
+            "p99_ratio": round(p99_with / p99_without, 3) if p99_without else None,
+        }
+    from benchlib import summary_ms
+
+    worst_ratio = max(value["p99_ratio"] or 0 for value in both.values())
+    return {
+        "input_to_display": both,
+        "pages": pages,
+        "page_events": len(received),
+        "publish_to_page_ms": summary_ms(delays) if delays else None,
+        "web_rss_peak_mb_with_pages": round(web_kb / 1024, 1),
+        "target_ratio": 1.10,
+        "ratio_met": worst_ratio <= 1.10,
+        "target_page_ms": 200.0,
+        "page_met": bool(delays) and summary_ms(delays)["p99"] <= 200.0,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="times each page is asked for")
+    parser.add_argument("--events", type=int, default=300, help="taps, and as many presses, per latency run")
+    parser.add_argument("--pages", type=int, default=5, help="live pages open during the second run")
+    parser.add_argument("--only", choices=("rss", "latency"), help="one half only")
     args = parser.parse_args()
-    figures = rss(args.rounds)
+    figures: dict[str, Any] = {}
+    if args.only != "latency":
+        figures.update(rss(args.rounds))
+    if args.only != "rss":
+        figures.update(latency(args.events, args.pages))
     emit("web_cost", figures)
-    return 0 if figures["rss_met"] else 1
+    met = [figures[key] for key in ("rss_met", "ratio_met", "page_met") if key in figures]
+    return 0 if all(met) else 1
 
 
 if __name__ == "__main__":
