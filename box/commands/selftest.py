@@ -157,6 +157,7 @@ def main(args: argparse.Namespace) -> int:
     finally:
         runner.close()
     lines, failures = report(test, checks, seconds, pinmap.buttons)
+    keep_report(getattr(args, "state_dir", None), lines, simulated)
     for check in lines:
         print(check.line())
     if failures:
@@ -166,6 +167,25 @@ def main(args: argparse.Namespace) -> int:
         return 1
     print("Every part answered.")
     return 0
+
+
+def keep_report(state_dir: Path | None, lines: list[Check], simulated: bool) -> None:
+    """Save the report as selftest.json in the state directory, for the phone page's Box page."""
+    import json
+
+    from box.journal import state_directory
+    from box.roster import write_atomically
+
+    folder = state_dir or state_directory()
+    report = {
+        "when": time.strftime("%Y-%m-%d %H:%M") + (" (simulated parts)" if simulated else ""),
+        "checks": [{"part": c.part, "ok": c.ok, "detail": c.detail} for c in lines],
+    }
+    try:
+        if folder.is_dir():
+            write_atomically(folder / "selftest.json", json.dumps(report, indent=1))
+    except OSError as problem:
+        log.warning("self-test report not kept in %s: %s", folder, problem)
 
 
 def print_messages(test: SelfTest) -> Callable[[], None]:
