@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from box.control import ControlServer
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
 from box.tags import TAGS_FILE, TagMap
@@ -60,21 +59,18 @@ def shots(tmp_path: Path) -> Path:
 
 
 class Live:
-    """A simulated box with its control socket, and the page beside it."""
+    """A simulated box and its page, put together as `gravebox sim --web` does (box/web/thread.py)."""
 
     def __init__(self, root: Path, shots: Path, decks: Path | None = None):
-        from box.web.app import WebSettings
-        from box.web.thread import PageThread
+        from box.web.thread import Beside
 
         self.state_dir, self.shots = root / "state", shots
-        self.world = SimulatedBox(state_dir=self.state_dir, decks_dir=decks, seed=1, names=("Ann", "Bob"))
-        self.control = ControlServer(root / "run" / "control.sock", self.world.loop.enqueue)
-        self.control.start()
-        self.world.loop.attach_control(self.control)
-        self.world.advance(0.0)
-        self.page_thread = PageThread(WebSettings(self.state_dir, self.control.path, decks_dir=decks), "127.0.0.1", 0)
-        self.page_thread.start()
-        self.url = self.page_thread.url
+        self.beside = Beside("127.0.0.1", 0)
+        control = self.beside.start(self.state_dir, decks)
+        self.world = SimulatedBox(
+            state_dir=self.state_dir, decks_dir=decks, seed=1, names=("Ann", "Bob"), control=control
+        )
+        self.url = self.beside.url
 
     def pump(self, seconds: float = 0.05) -> None:
         """Let the box take what the page sent (its commands wait in the loop's inbox)."""
@@ -85,10 +81,8 @@ class Live:
         return [view.title, *view.lines, view.notice]
 
     def close(self) -> None:
-        self.page_thread.stop()
-        self.control.stop()
-        self.world.parts.close()
-        self.world.box.journal.close()
+        self.beside.stop()
+        self.world.close()
 
 
 @pytest.fixture
