@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from box.cards import Deck
 from box.games import load_decks
 from box.hardware import Parts, open_parts
-from box.journal import Journal
+from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
 from box.phone import load_roster
 from box.pinmap import PinMap
 from box.screen import Screen
 from box.service import Box, Settings
-from box.tags import TAGS_FILE, TagMap
+from box.tags import TAGS_FILE, TagMap, TagsSetAside
 from box.tools import DiceCup
 
 if TYPE_CHECKING:
@@ -47,16 +47,18 @@ class App:
         self.journal.close()
 
 
-def load_tags(state_dir: Path | None, made_up: Callable[[], Iterable[Deck]] | None = None) -> TagMap:
+def load_tags(
+    state_dir: Path | None, made_up: Callable[[], Iterable[Deck]] | None = None
+) -> tuple[TagMap, TagsSetAside | None]:
     """The tag map saved in `state_dir`; in the simulator, every card's made-up tag under it
-    (the decks of `made_up` are parsed at the first tap)."""
-    # a tag map that cannot be read is set aside (logged) and the tags that could be read are kept
-    saved = TagMap.load_or_recover(state_dir / TAGS_FILE)[0] if state_dir is not None else TagMap()
+    (the decks of `made_up` are parsed at the first tap). A tag map that cannot be read is set
+    aside and the tags that could be read are kept: the second value says what was set aside."""
+    saved, aside = TagMap.load_or_recover(state_dir / TAGS_FILE) if state_dir is not None else (TagMap(), None)
     if made_up is None:
-        return saved
+        return saved, aside
     tags = TagMap.simulated(made_up)
     tags.merge(saved)  # what was enrolled in the simulator
-    return tags
+    return tags, aside
 
 
 def assemble(
@@ -79,23 +81,33 @@ def assemble(
     """
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
     parts = open_parts(pinmap, inbox.put, clock, simulated=simulated, chips=chips)
+    journal: Journal | None = None
     try:
         if root is None and state_dir is not None:
-            state_dir.mkdir(parents=True, exist_ok=True)
+            make_state_directory(state_dir)
             journal, damaged = Journal.open_or_recover(state_dir / JOURNAL_FILE)
         else:
             journal, damaged = Journal(":memory:"), None
         made_up = None
         if simulated and root is None:  # a tool sees only the tags really enrolled
             made_up = (lambda: decks.values()) if decks is not None else (lambda: load_decks(settings.decks_dir).values())
-        tags = load_tags(state_dir, made_up)
+        tags, tags_aside = load_tags(state_dir, made_up)
         settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
         box = Box(
-            journal, tags, dice or DiceCup(), settings, damaged=damaged, decks=decks, root=root(tags) if root else None
+            journal,
+            tags,
+            dice or DiceCup(),
+            settings,
+            damaged=damaged,
+            decks=decks,
+            root=root(tags) if root else None,
+            tags_aside=tags_aside,
         )
         if root is None:
             load_roster(box)  # the phone page's names and default options (roster.json)
     except BaseException:
         parts.close()
+        if journal is not None:
+            journal.close()
         raise
     return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox))

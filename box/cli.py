@@ -12,6 +12,7 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 EXIT_BAD_FILE = 2
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
 
     fake = getattr(args, "fake", False)
     if not fake and not is_raspberry_pi():
-        if os.environ.get("INVOCATION_ID") or os.environ.get("NOTIFY_SOCKET"):
+        if under_systemd():
             print("gravebox: not a Raspberry Pi, and no terminal for the simulator under systemd", file=sys.stderr)
             return 1
         print("gravebox: this is not a Raspberry Pi: starting the simulator (gravebox sim)", file=sys.stderr)
@@ -148,20 +149,36 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     import time
 
     from box.app import assemble
+    from box.errors import FileProblem
+    from box.fault import open_fault_display, panel_reason, stay_up_showing
     from box.hardware import HardwareError
-    from box.journal import state_directory
+    from box.journal import StorageError, state_directory
     from box.pinmap import load_pinmap
 
-    config, settings = settings_from(args)
-    pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
-    try:
-        app = assemble(pinmap, time.monotonic, settings, args.state_dir or state_directory(), simulated)
-    except HardwareError as problem:
-        print(f"gravebox: {problem}", file=sys.stderr)
-        return 1
-    control = serve_control(app)
     stop = threading.Event()
-    install_signal_handlers(stop, wake=lambda: app.inbox.put(None))
+    wake: list[Callable[[], None]] = []  # the loop's wake-up, once there is a loop
+    install_signal_handlers(stop, wake=lambda: [call() for call in wake])
+    while True:
+        pinmap = None
+        try:
+            config, settings = settings_from(args)
+            pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
+            app = assemble(pinmap, time.monotonic, settings, args.state_dir or state_directory(), simulated)
+            break
+        except HardwareError as problem:
+            print(f"gravebox: {problem}", file=sys.stderr)
+            return 1
+        except (FileProblem, StorageError) as problem:
+            if not under_systemd():
+                raise  # the command line: one line, exit status 2 (a bad file) or 1 (the storage)
+            # The service: a restart cannot mend this; say it on the panel and stay up until stopped.
+            print(f"gravebox: {problem}", file=sys.stderr)
+            display = open_fault_display(fault_display_wiring(pinmap), simulated)
+            may_pass = (lambda: True) if isinstance(problem, StorageError) else None  # the storage: try again
+            if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass):
+                return 0
+    control = serve_control(app)
+    wake.append(lambda: app.inbox.put(None))
     try:
         app.loop.run(stop, on_power_off=power_off)
     finally:
@@ -183,6 +200,24 @@ def serve_control(app, directory: Path | None = None):  # app: box.app.App -> Co
         return None
     app.loop.attach_control(control)
     return control
+
+
+def under_systemd() -> bool:
+    """Started by systemd (the service), not from a shell."""
+    return bool(os.environ.get("NOTIFY_SOCKET") or os.environ.get("INVOCATION_ID"))
+
+
+def fault_display_wiring(pinmap):  # pinmap: PinMap | None -> DisplayWiring | None
+    """Where the panel is when the box cannot start: the pin map's, else the box's own pin map's."""
+    from box.errors import FileProblem
+    from box.pinmap import load_pinmap
+
+    if pinmap is not None:
+        return pinmap.display
+    try:
+        return load_pinmap(default_pinmap()).display
+    except FileProblem:
+        return None
 
 
 def default_pinmap() -> Path:

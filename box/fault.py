@@ -16,9 +16,11 @@ import logging
 import textwrap
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from box import sdnotify
+from box.errors import FileProblem
 from box.games.base import View
 from box.pinmap import DisplayWiring
 from box.words import LINE_CHARS, TEXT_LINES
@@ -29,12 +31,23 @@ PUSH_AGAIN = 60.0  # seconds: a panel that lost power gets the screen back withi
 DEFAULT_DISPLAY = DisplayWiring(controller="ssd1306", i2c_port=1, i2c_address=0x3C)
 
 
-def fault_view(reason: str) -> View:
+def panel_reason(problem: BaseException) -> str:
+    """A problem as the panel shows it: a bad file by its name, not its whole path (the log has that).
+
+    >>> panel_reason(FileProblem("/etc/gravebox/decks/dead-set.csv", "empty name", line=7, field="name"))
+    'dead-set.csv:7: name: empty name'
+    """
+    if isinstance(problem, FileProblem):
+        return str(FileProblem(Path(problem.path).name, problem.message, problem.line, problem.field))
+    return str(problem)
+
+
+def fault_view(reason: str, title: str = "Cannot start", notice: str = "Fix it, then restart") -> View:
     """The reason, wrapped to the panel's lines (the end is kept: it says what is wrong)."""
     lines = textwrap.wrap(reason, LINE_CHARS, break_long_words=True, break_on_hyphens=False) or [reason]
     if len(lines) > TEXT_LINES:
         lines = [*lines[: TEXT_LINES - 2], "...", lines[-1]]
-    return View("Cannot start", tuple(lines), notice="Fix it, then restart")
+    return View(title, tuple(lines), notice=notice)
 
 
 def open_fault_display(wiring: DisplayWiring | None, simulated: bool) -> Any | None:
@@ -83,6 +96,7 @@ def stay_up_showing(
             waited += interval
             if retry is not None and not stop.is_set() and retry():
                 return True
+        sdnotify.stopping()
         return False
     finally:
         if display is not None:

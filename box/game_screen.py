@@ -65,11 +65,11 @@ class GameScreen(BaseScreen):
 
     def act(self, action: Action, now: float) -> None:
         """Apply an action to the game: journaled first, then shown and heard."""
-        result = self.session.apply(action)
+        result = self.session.apply(action)  # StorageError: not journaled, nothing changed
         if isinstance(result, Rejected):
             self.game_host.reject(result.reason, now)
-        else:
-            self.game_host.accepted(result, now)
+        else:  # inside a batch (a roll), once it is durable
+            self.session.journal.on_commit(lambda: self.game_host.accepted(result, now))
 
     def view(self, now: float) -> View:
         return self.session.rules.view(self.session.state)

@@ -444,7 +444,9 @@ class Journal:
         True
         """
         rows = self._rows("SELECT value FROM box WHERE key = ?", (key,))
-        value = default if not rows else json.loads(rows[0][0])
+        if not rows:
+            return default
+        value = json.loads(rows[0][0])
         if not isinstance(value, kind):
             log.warning("journal value %s is %r, not a %s: not used", key, value, kind)
             return default
@@ -639,9 +641,12 @@ def make_state_directory(folder: Path) -> Path:
     while not current.exists():
         missing.append(current)
         current = current.parent
-    for new in reversed(missing):
-        new.mkdir(exist_ok=True)
-        sync_folder(new.parent)
+    try:
+        for new in reversed(missing):
+            new.mkdir(exist_ok=True)
+            sync_folder(new.parent)
+    except OSError as error:
+        raise JournalUnavailable(folder, f"cannot make the state directory: {error.strerror or error}") from None
     return folder
 
 

@@ -20,23 +20,26 @@ combination and undo. It never touches hardware.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
+from box.errors import FileProblem
+from box.fault import fault_view, panel_reason
 from box.game_screen import GameScreen
 from box.games import GAMES, load_deck, rules_for
 from box.games.base import Chug, Countdown, Setup, Step, View
 from box.games.kit import read_options
-from box.journal import Journal, JournalDamaged
+from box.journal import Journal, JournalDamaged, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.roster import PLAYER, UPLOADED_DECKS, Roster
 from box.screen import Card, Screen
 from box.session import GameSession
-from box.tags import TAGS_FILE, TagMap
+from box.tags import TAGS_FILE, TagMap, TagsSetAside
 from box.tools import DiceCup, ShotTimer, TimerScreen
 from box.words import READERS, PressKind, Sound
 
@@ -46,6 +49,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NOTICE_SECONDS = 3.0
+STORAGE_RETRY = 5.0  # seconds between tries of a journal that refused a write
+FAULT_SECONDS = 30.0  # how long a bad file's reason stays up (a press puts it away)
 NOTHING_TO_UNDO = "Nothing to undo"
 DICE_ANIMATION = (0.08, 0.16, 0.26, 0.38, 0.52)  # frame times after a throw
 
@@ -108,6 +113,7 @@ class Box:
         damaged: JournalDamaged | None = None,
         decks: dict[str, Deck] | None = None,
         root: Screen | None = None,
+        tags_aside: TagsSetAside | None = None,
     ):
         self.journal, self.tags, self.dice, self.settings = journal, tags, dice, settings
         self.decks: dict[str, Deck] = dict(decks or {})
@@ -116,9 +122,10 @@ class Box:
         self.notice, self.notice_until = "", 0.0
         self.offline: dict[str, str] = {}
         self.sounds: list[Sound] = []
-        self.timer = ShotTimer(best_chug=journal.get("best_chug"))
+        self.timer = ShotTimer(best_chug=journal.get("best_chug", kind=(int, float)))
         self.dice_show: DiceShow | None = None
-        self.last_dice: list[int] | None = journal.get("dice")
+        self.last_dice: list[int] | None = journal.get("dice", kind=list)
+        self.retry_storage_at = 0.0  # while the journal refuses writes: when to try again
         self.flash: View | None = None  # a screen shown for a moment (an unknown card), over everything
         self.flash_until = 0.0
         self.power_off_requested = False
@@ -126,6 +133,9 @@ class Box:
         self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), titles()), self.choose))
         if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
+        if tags_aside is not None:
+            kept = "Journal, tag map damaged" if damaged is not None else "Tag map damaged"
+            self.say(f"{kept}: copy kept, {tags_aside.readable} tags", now=0.0, seconds=30.0)
         if root is None:
             self.resume()
 
@@ -197,7 +207,10 @@ class Box:
             log.info("resumed %s (game %d, %d actions)", record.name, record.id, session.count)
         except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
             log.error("cannot resume %s: %s", record.name, problem)
-            self.journal.finish_game(record.id)
+            try:
+                self.journal.finish_game(record.id)
+            except StorageError as error:  # left unfinished: the next start tries it again
+                log.error("%s", error)
             self.say(f"Cannot resume: {problem}", now=0.0, seconds=30.0)
             return
         self.show_game(session)
@@ -264,6 +277,10 @@ class Box:
         if kind == PressKind.COMBO:
             self.push(Confirm("Power off the box?", self.request_power_off))
             return
+        with self.guarded(now):
+            self.handle_press(button, kind, now)
+
+    def handle_press(self, button: str, kind: PressKind, now: float) -> None:
         if self.flash is not None:
             self.flash = None
             if now < self.flash_until:
@@ -283,7 +300,31 @@ class Box:
             self.roll(now)
         else:
             top.press(button, kind, now)
-        self.settle()
+
+    @contextmanager
+    def guarded(self, now: float) -> Iterator[None]:
+        """Run an input's effects; a file or the storage that fails refuses that input, never stops the box."""
+        try:
+            yield
+        except StorageError as error:
+            self.storage_refused(error, now)
+        except FileProblem as problem:
+            self.file_refused(problem, now)
+        finally:
+            self.settle()
+
+    def storage_refused(self, error: StorageError, now: float) -> None:
+        """The journal refused a write: nothing changed; say why, and try again from time to time."""
+        log.error("%s: new actions are refused until it works again", error)
+        self.retry_storage_at = now + STORAGE_RETRY
+        self.reject(error.reason, now)
+
+    def file_refused(self, problem: FileProblem, now: float) -> None:
+        """A deck or board met now (a game chosen, a card named) cannot be read: that game is refused."""
+        log.error("%s", problem)
+        self.reject("Bad file: game refused", now)
+        self.flash = fault_view(panel_reason(problem), title="Bad file", notice="Fix it: see the log")
+        self.flash_until = now + FAULT_SECONDS
 
     def edge(self, button: str, pressed: bool, now: float) -> None:
         """A raw button edge (before the press detector): for screens that show buttons held."""
@@ -292,6 +333,10 @@ class Box:
     def card_placed(self, reader: str, uid: bytes, now: float, lying: bool = False) -> None:
         """A card laid on a reader (the driver reports each placement once); `lying`: it was
         already there when the reader (re)connected."""
+        with self.guarded(now):
+            self.handle_card(reader, uid, now, lying)
+
+    def handle_card(self, reader: str, uid: bytes, now: float, lying: bool) -> None:
         top = self.top
         card = self.tags.lookup(uid)
         if not top.raw_tags:
@@ -305,7 +350,6 @@ class Box:
                 self.player_joins(card[1], now)
                 return
         top.tag(reader, uid, card, now)
-        self.settle()
 
     def player_joins(self, name: str, now: float) -> None:
         """A player's token laid on a reader at a game's setup: that name takes the next seat."""
@@ -383,11 +427,11 @@ class Box:
         """ROLL: the game's dice when it wants them, else the free dice tool."""
         dice = self.dice.throw()
         game_roll = self.top.wants_roll()
-        with self.journal.batch():  # the roll and the last dice: one durable write
+        with self.journal.batch():  # the roll and the last dice: one durable write (StorageError: neither)
             if game_roll:
-                self.top.roll(dice, now)
-            self.last_dice = list(dice)
-            self.journal.put("dice", self.last_dice)
+                self.top.roll(dice, now)  # what the step shows and plays waits for the commit
+            self.journal.put("dice", list(dice))
+        self.last_dice = list(dice)
         self.sounds.append(Sound.DICE)
         self.dice_show = DiceShow(dice, now, closes=game_roll)
 
@@ -500,6 +544,11 @@ class Box:
             self.notice = ""
         if self.flash is not None and now >= self.flash_until:
             self.flash = None
+        if self.journal.fault is not None and now >= self.retry_storage_at:
+            if self.journal.healthy():
+                self.say("Storage works again", now)
+            else:
+                self.retry_storage_at = now + STORAGE_RETRY
 
     def next_deadline(self, now: float) -> float | None:
         """When the screen or the sounds next change by themselves (None: not until an input)."""
@@ -508,6 +557,8 @@ class Box:
             deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
         if self.notice:
             deadlines.append(self.notice_until)
+        if self.journal.fault is not None:
+            deadlines.append(max(self.retry_storage_at, now))
         return min((d for d in deadlines if d is not None), default=None)
 
     def take_sounds(self) -> list[Sound]:
@@ -526,6 +577,8 @@ class Box:
         """What the OLED shows now."""
         view = self.base_view(now)
         notice = self.notice if self.notice and now < self.notice_until else ""
+        if not notice and self.journal.fault is not None:  # until writes work again
+            notice = self.journal.fault.reason
         if not notice and self.offline:
             notice = "! reader " + ", ".join(sorted(self.offline)) + " off"
         if not notice and self.game is not None and self.top is self.game and self.game.over():

@@ -65,23 +65,29 @@ def damage(state_dir: Path, kind: str) -> None:
         (state_dir / "tags.csv").write_bytes(b"uid,game,card\n04a1b2c3,dead-set,ds\xff01\n" + b"x" * 200_000 + b"\n")
 
 
-def boot_until_ready(state_dir: Path, tmp_path: Path) -> tuple[list[str], str, int]:
+def boot_until_ready(
+    state_dir: Path, tmp_path: Path, *more: str, wanted: tuple[str, ...] = ("READY=1",)
+) -> tuple[list[str], str, int]:
+    """Boot the service, wait for the `wanted` notifications (or its exit, or the time limit), SIGTERM it."""
     path = tmp_path / "notify.sock"
     path.unlink(missing_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
         listener.bind(str(path))
         env = environment(NOTIFY_SOCKET=str(path), WATCHDOG_USEC="2000000")
         command = [*gravebox_command(), "run", "--fake", "--state-dir", str(state_dir), "--config", "/nonexistent"]
+        command += more
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
         got: list[str] = []
         try:
             until = time.monotonic() + WAIT
-            while "READY=1" not in got and process.poll() is None and time.monotonic() < until:
+            while any(w not in got for w in wanted) and process.poll() is None and time.monotonic() < until:
                 ready, _, _ = select.select([listener], [], [], 0.5)
                 if ready:
                     got += listener.recv(4096).decode().splitlines()
             process.send_signal(signal.SIGTERM)
             _, stderr = process.communicate(timeout=WAIT)
+            while select.select([listener], [], [], 0)[0]:  # sent before it stopped, still queued
+                got += listener.recv(4096).decode().splitlines()
         finally:
             if process.poll() is None:
                 process.kill()
@@ -102,3 +108,28 @@ def test_the_service_reaches_ready_on_every_boot_of_a_damaged_state(tmp_path: Pa
         assert status == 0 and "Traceback" not in stderr, f"{kind}, boot {boot}: {stderr[-2000:]}"
     set_aside = [path for path in state_dir.glob("*.bad-*") if not path.name.endswith(("-wal", "-shm"))]
     assert len(set_aside) <= 1, f"{kind}: set aside again and again: {set_aside}"
+
+
+@pytest.mark.parametrize("kind", ["bad-config", "bad-pin-map", "journal-of-a-later-version"])
+def test_a_service_that_cannot_start_says_why_and_stays_up_until_stopped(tmp_path: Path, kind: str) -> None:
+    state_dir = tmp_path / "state"
+    played_journal(state_dir)
+    more: list[str] = []
+    if kind == "bad-config":
+        (tmp_path / "config.toml").write_text('[box]\nnames = ["Ann", "ann "]\n', encoding="utf-8")
+        more, where = ["--config", str(tmp_path / "config.toml")], "config.toml:2: box.names"
+    elif kind == "bad-pin-map":
+        pinmap = (REPO / "wiring/pinmap.toml").read_text(encoding="utf-8").replace("middle = ", "# middle = ")
+        (tmp_path / "pinmap.toml").write_text(pinmap.replace("left = ", "left = 5 #"), encoding="utf-8")
+        more, where = ["--pinmap", str(tmp_path / "pinmap.toml")], "pinmap.toml:"
+    else:
+        edit(state_dir / "journal.db", "PRAGMA user_version=99")
+        where = "journal.db: written by a later Gravebox"
+    original = (state_dir / "journal.db").read_bytes()
+    for boot in range(1, BOOTS + 1):
+        got, stderr, status = boot_until_ready(state_dir, tmp_path, *more, wanted=("READY=1", "WATCHDOG=1"))
+        assert "READY=1" in got and status == 0, f"{kind}, boot {boot}: {got} {stderr[-2000:]}"
+        assert any(m.startswith("STATUS=cannot start: ") and where in m for m in got), (kind, got)
+        assert "WATCHDOG=1" in got and "STOPPING=1" in got, (kind, got)
+        assert "Traceback" not in stderr, stderr[-2000:]
+    assert (state_dir / "journal.db").read_bytes() == original, "the journal was written to"
