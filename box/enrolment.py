@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
-from box.errors import ConfigError
+from box.errors import ConfigError, read_text
 from box.games.base import View
 from box.screen import BaseScreen, Card
 from box.tags import TagMap
@@ -266,12 +266,17 @@ def export_tags(tags: TagMap, game: str, deck: Deck, path: Path) -> int:
     """Write the game's tags as CSV (`uid,game,card,name`, in deck order); the count written."""
     rows = [(uid, card_id) for card_id in deck.cards if (uid := tags.uid_of(game, card_id)) is not None]
     temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(EXPORT_COLUMNS)
-        for uid, card_id in rows:
-            writer.writerow([uid.hex(), game, card_id, deck.name_of(card_id)])
-    temporary.replace(path)
+    try:
+        with open(temporary, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(EXPORT_COLUMNS)
+            for uid, card_id in rows:
+                writer.writerow([uid.hex(), game, card_id, deck.name_of(card_id)])
+        temporary.replace(path)
+    except OSError as problem:
+        if temporary.is_file():
+            temporary.unlink()
+        raise ConfigError(path, f"cannot write it: {problem.strerror or problem}", field="--export") from None
     return len(rows)
 
 
@@ -283,14 +288,7 @@ def read_import(
     Raises ConfigError naming the file, the line and the field for the first bad line.
     A card may be given by id or name; the `name` column is optional and only informative.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(path, "no such file") from None
-    except UnicodeDecodeError as problem:
-        raise ConfigError(path, f"not UTF-8 text ({problem.reason} at byte {problem.start})") from None
-    except OSError as problem:
-        raise ConfigError(path, f"cannot read it: {problem.strerror or problem}") from None
+    text = read_text(path, ConfigError)  # a folder, unreadable, not UTF-8: one line; a BOM is fine
     reader = csv.reader(text.splitlines())
     header: list[str] | None = None
     pairs: list[tuple[bytes, str]] = []

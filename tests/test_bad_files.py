@@ -198,3 +198,10 @@ def test_outputs_that_cannot_be_written_are_refused_before_the_script_runs(tmp_p
     a_file = tmp_path / "frames"
     a_file.write_text("not a folder", encoding="utf-8")
     one_line(capsys, sim(script, "--frames", str(a_file)), "frames", "--frames", "cannot save frames")
+
+
+def test_an_export_that_cannot_be_written_and_an_import_that_is_a_folder(tmp_path, capsys) -> None:
+    state = ["--state-dir", str(tmp_path / "state"), "--config", "/nonexistent.toml"]
+    missing = tmp_path / "no" / "such" / "export.csv"
+    one_line(capsys, ["enroll", "dead-set", "--export", str(missing), *state], "export.csv", "--export", "cannot write")
+    one_line(capsys, ["enroll", "dead-set", "--import", str(tmp_path), *state], "a folder, not a file")

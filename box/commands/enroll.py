@@ -59,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
     """`gravebox enroll GAME [--export FILE | --import FILE] [--again] [--fake]`."""
     from box.config import DEFAULT_CONFIG, load_config
     from box.games import GAMES, load_deck, rules_for
-    from box.journal import state_directory
+    from box.journal import make_state_directory, state_directory
 
     if args.game not in GAMES:
         print(f"gravebox enroll: unknown game {args.game!r}; games are {', '.join(GAMES)}", file=sys.stderr)
@@ -67,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
     config = load_config(getattr(args, "config", None) or DEFAULT_CONFIG)
     decks_dir = getattr(args, "decks", None) or config.decks
     state_dir = getattr(args, "state_dir", None) or state_directory()
-    state_dir.mkdir(parents=True, exist_ok=True)
+    make_state_directory(state_dir)
     tags_path = state_dir / TAGS_FILE
     tags = TagMap.load(tags_path)
     deck = load_deck(args.game, decks_dir)
