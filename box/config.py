@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from box.cards import check_decks_folder
+from box.care import DEFAULT_CONTRAST
 from box.errors import ConfigError, DeckError, read_text
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
-KEYS = {"names", "decks", "pinmap"}
+KEYS = {"names", "decks", "pinmap", "contrast"}
 WEB_KEYS = {"listen", "open"}
 
 
@@ -34,6 +35,7 @@ class Config:
     pinmap: Path | None = None
     web_listen: str | None = None
     web_open: bool = True
+    contrast: int = DEFAULT_CONTRAST
 
 
 def load_config(path: Path | None) -> Config:
@@ -75,6 +77,9 @@ def load_config(path: Path | None) -> Config:
         raise fail("names", "must be a list of non-empty names")
     if len({n.strip().casefold() for n in names}) != len(names):
         raise fail("names", "names must differ (spaces around a name and case do not count)")
+    contrast = box.get("contrast", DEFAULT_CONTRAST)
+    if isinstance(contrast, bool) or not isinstance(contrast, int) or not 0 <= contrast <= 255:
+        raise fail("contrast", "must be a whole number 0..255 (the OLED's brightness)")
     paths = {}
     for key in ("decks", "pinmap"):
         if key in box:
@@ -92,4 +97,5 @@ def load_config(path: Path | None) -> Config:
         pinmap=paths.get("pinmap"),
         web_listen=web.get("listen"),
         web_open=web.get("open", True),
+        contrast=contrast,
     )

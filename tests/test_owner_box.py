@@ -45,3 +45,20 @@ def test_every_command_on_an_installed_box_uses_the_services_state(tmp_path: Pat
     assert state_directory(system=system) == tmp_path / "unit", "the service itself: what systemd gives"
     monkeypatch.setenv("GRAVEBOX_STATE", str(tmp_path / "chosen"))
     assert state_directory(simulated=True, system=system) == tmp_path / "chosen"
+
+
+def test_contrast_is_a_setting_checked_like_the_others(tmp_path: Path) -> None:
+    from box.care import DEFAULT_CONTRAST
+    from box.config import load_config
+    from box.errors import ConfigError
+
+    path = tmp_path / "config.toml"
+    path.write_text("[box]\ncontrast = 90\n")
+    assert load_config(path).contrast == 90
+    path.write_text("[box]\nnames = []\n")
+    assert load_config(path).contrast == DEFAULT_CONTRAST
+    for bad in ("256", "-1", '"bright"', "true", "12.5"):
+        path.write_text(f"[box]\n\ncontrast = {bad}\n")
+        with pytest.raises(ConfigError) as problem:
+            load_config(path)
+        assert str(problem.value) == f"{path}:3: box.contrast: must be a whole number 0..255 (the OLED's brightness)"
