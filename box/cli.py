@@ -107,7 +107,7 @@ def settings_from(args: argparse.Namespace):  # -> tuple[Config, Settings]
 
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
-    return config, Settings(names=config.names, decks_dir=decks)
+    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast)
 
 
 def writable_outputs(args: argparse.Namespace) -> None:

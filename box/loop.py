@@ -51,6 +51,8 @@ class BoxLoop:
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
         self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
+        self.sound_applied: tuple[str, bool] | None = None
+        self.panel_applied: tuple[int, bool] | None = None
 
     def attach_control(self, control: ControlServer) -> None:
         """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox)."""
@@ -71,6 +73,7 @@ class BoxLoop:
         for press in self.detector.advance(now):
             self.box.button(press.button, press.kind, now)
         self.box.advance(now)
+        self.apply_settings()
         for sound in self.box.take_sounds():
             self.parts.buzzer.play(sound, now)
         self.parts.buzzer.advance(now)
@@ -80,6 +83,19 @@ class BoxLoop:
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()
+
+    def apply_settings(self) -> None:
+        """The owner's sound settings to the buzzer, the screen's care (contrast, dim, dark) to
+        the panel: only when they change."""
+        sound = (self.box.volume, self.box.muted)
+        if sound != self.sound_applied:
+            self.sound_applied = sound
+            self.parts.buzzer.set_volume(sound[0])
+            self.parts.buzzer.set_muted(sound[1])
+        panel = self.box.care.panel()
+        if panel != self.panel_applied:
+            self.panel_applied = panel
+            self.parts.pusher.set_panel(*panel)
 
     def handle(self, event: Any, now: float) -> None:
         if event is None:  # a wake-up call (a signal asking the loop to stop)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
+from box.care import DEFAULT_CONTRAST, VOLUME_LEVELS, ScreenCare
 from box.errors import FileProblem
 from box.fault import fault_view, panel_reason
 from box.game_screen import GameScreen
@@ -64,6 +65,7 @@ class Settings:
     readers: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(READERS, ""))  # name -> port
     state_dir: Path | None = None  # where enrolment saves the tag map
     roster: Roster = field(default_factory=Roster)  # the phone page's names and defaults (roster.json)
+    contrast: int = DEFAULT_CONTRAST  # the OLED's contrast when awake (0..255)
 
     def player_names(self, count: int) -> list[str]:
         names = self.roster.names_or(self.names)  # the roster's names, else the config file's
@@ -130,6 +132,11 @@ class Box:
         self.flash_until = 0.0
         self.power_off_requested = False
         self.joined: list[str] = []  # names whose player token was laid on a reader at the setup
+        self.care = ScreenCare(contrast=settings.contrast)  # dims and blanks the OLED when idle
+        self.waking: set[str] = set()  # buttons whose press only woke the screen
+        sound = journal.get("sound") or {}
+        self.volume: str = sound.get("volume") if sound.get("volume") in VOLUME_LEVELS else VOLUME_LEVELS[-1]
+        self.muted: bool = sound.get("muted") is True
         self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), titles()), self.choose))
         if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
@@ -271,6 +278,8 @@ class Box:
 
     def button(self, button: str, kind: str, now: float) -> None:
         """A button event from the press detector: short, long, repeat (as short) or combo."""
+        if set(button.split("+")) & self.waking or self.care.input(now):
+            return  # the screen was dimmed or dark: this press only woke it
         kind = PressKind(kind)
         if kind == PressKind.REPEAT:
             kind = PressKind.SHORT
@@ -327,7 +336,12 @@ class Box:
         self.flash_until = now + FAULT_SECONDS
 
     def edge(self, button: str, pressed: bool, now: float) -> None:
-        """A raw button edge (before the press detector): for screens that show buttons held."""
+        """A raw button edge (before the press detector): it wakes a dimmed or dark screen
+        (that press then does nothing else); screens that show buttons held see it too."""
+        if pressed:
+            self.waking.discard(button)
+            if self.care.input(now):
+                self.waking.add(button)
         self.top.edge(button, pressed, now)
 
     def card_placed(self, reader: str, uid: bytes, now: float, lying: bool = False) -> None:
@@ -338,6 +352,9 @@ class Box:
 
     def handle_card(self, reader: str, uid: bytes, now: float, lying: bool) -> None:
         top = self.top
+        if self.care.input(now) and not top.raw_tags:  # the screen was dimmed or dark: not an action
+            self.say("Awake: lift the card, tap again", now)
+            return
         card = self.tags.lookup(uid)
         if not top.raw_tags:
             if lying:  # there before the reader (re)connected: tapped before a power cut or an unplug, not now
@@ -399,6 +416,7 @@ class Box:
             self.reject("Finish this screen first", now)
 
     def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
+        self.care.input(now)  # news on the screen: shown awake (not an input to swallow, nothing is)
         self.top.reader_status(reader, online, message, now)
         if online:
             if self.offline.pop(reader, None) is not None:
@@ -527,12 +545,34 @@ class Box:
         if self.session is not None:
             entries += ("Abandon game",)
             actions += (lambda now: self.push(Confirm("Abandon this game?", self.leave_game)),)
+        entries += (f"Sound: {'muted' if self.muted else self.volume}",)
+        actions += (self.open_sound,)
         self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
+
+    def open_sound(self, now: float) -> None:
+        """The sound picker: a volume level, or mute (which keeps the level for later)."""
+        levels = tuple(level.capitalize() for level in VOLUME_LEVELS)
+        actions = tuple(partial(self.set_sound, level, False) for level in VOLUME_LEVELS)
+        toggle = "Unmute" if self.muted else "Mute"
+        picker = Picker(
+            "sound", "Sound", (*levels, toggle, "Back"), (*actions, partial(self.set_sound, self.volume, not self.muted), None)
+        )
+        picker.cursor = len(levels) if self.muted else VOLUME_LEVELS.index(self.volume)
+        self.push(picker)
+
+    def set_sound(self, volume: str, muted: bool, now: float) -> None:
+        """Set the volume level and mute (kept in the journal across restarts); a click at the new level."""
+        self.volume, self.muted = volume, muted
+        self.journal.put("sound", {"volume": volume, "muted": muted})
+        self.say(f"Sound: {'muted' if muted else volume}", now)
+        if not muted:
+            self.sounds.append(Sound.CLICK)
 
     # ----- time -----------------------------------------------------------------------
 
     def advance(self, now: float) -> None:
         """Let time pass: the shot timer's ticks, a game roll's animation, notices, the screens."""
+        self.care.advance(now)
         self.sounds.extend(self.timer.advance(now))
         for screen in self.screens:
             screen.advance(now)
@@ -552,7 +592,11 @@ class Box:
 
     def next_deadline(self, now: float) -> float | None:
         """When the screen or the sounds next change by themselves (None: not until an input)."""
-        deadlines = [self.timer.next_deadline(), *(screen.next_deadline(now) for screen in self.screens)]
+        deadlines = [
+            self.timer.next_deadline(),
+            self.care.next_deadline(),
+            *(screen.next_deadline(now) for screen in self.screens),
+        ]
         if self.dice_show is not None:
             deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
         if self.notice:
@@ -605,4 +649,6 @@ class Box:
         data["screen"] = self.screen_name()
         data["notice"] = self.notice if now < self.notice_until else ""
         data["readers_offline"] = sorted(self.offline)
+        data["display"] = self.care.state()
+        data["sound"] = {"volume": self.volume, "muted": self.muted}
         return data

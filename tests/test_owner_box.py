@@ -62,3 +62,131 @@ def test_contrast_is_a_setting_checked_like_the_others(tmp_path: Path) -> None:
         with pytest.raises(ConfigError) as problem:
             load_config(path)
         assert str(problem.value) == f"{path}:3: box.contrast: must be a whole number 0..255 (the OLED's brightness)"
+
+
+# --- the Box: OLED care and sound, on explicit (fake) times ---------------------------------------
+
+
+def make_box(journal=None, **settings):
+    from box.journal import Journal
+    from box.service import Box, Settings
+    from box.tags import TagMap
+    from box.tools import DiceCup
+
+    return Box(journal or Journal(":memory:"), TagMap(), DiceCup(die=lambda: 2), Settings(**settings))
+
+
+def press(box, button: str, now: float) -> None:
+    """A short press as the loop delivers it: the edges, then the press detector's short."""
+    box.edge(button, True, now)
+    box.edge(button, False, now + 0.1)
+    box.button(button, "short", now + 0.1)
+
+
+def test_the_screen_dims_blanks_and_a_press_only_wakes_it() -> None:
+    box = make_box(contrast=200)
+    box.advance(1000.0)  # the loop's clock may start anywhere
+    assert box.dump(1000.0)["display"] == {"contrast": 200, "dimmed": False, "blank": False}
+    assert box.next_deadline(1000.0) == 1120.0
+    press(box, "down", 1050.0)  # an action: the menu's cursor moves
+    cursor = box.screen(1050.2).cursor
+    assert cursor == 1
+    box.advance(1170.1)
+    assert box.dump(1170.1)["display"] == {"contrast": 200, "dimmed": True, "blank": False}
+    assert box.care.panel() == (25, True)
+    press(box, "down", 1200.0)  # wakes the screen, moves nothing
+    assert box.screen(1200.2).cursor == cursor and box.dump(1200.2)["display"]["dimmed"] is False
+    press(box, "down", 1201.0)  # the next press acts
+    assert box.screen(1201.2).cursor == cursor + 1
+    box.advance(1201.1 + 600.0)
+    assert box.dump(1801.1)["display"] == {"contrast": 200, "dimmed": True, "blank": True}
+    assert box.care.panel() == (25, False) and box.next_deadline(1801.1) is None
+
+
+def test_a_held_press_that_woke_the_screen_does_nothing_until_let_go() -> None:
+    box = make_box()
+    box.advance(0.0)
+    box.advance(700.0)  # dark
+    box.edge("back", True, 700.0)
+    box.button("back", "long", 701.0)  # the long BACK would open the box menu
+    box.edge("back", False, 701.5)
+    assert box.dump(701.5)["screen"] != "box-menu"
+    box.button("ok", "short", 702.0)  # a press without edges (a script) while awake: acts as usual
+    box.edge("back", True, 703.0)
+    box.button("back", "long", 704.0)
+    assert box.dump(704.0)["screen"] == "box-menu"
+
+
+def test_a_card_on_a_dark_screen_wakes_it_and_is_not_taken() -> None:
+    box = make_box()
+    box.advance(0.0)
+    box.advance(700.0)
+    box.card_placed("left", bytes.fromhex("04a1b2c3"), 700.0)
+    dump = box.dump(700.0)
+    assert dump["display"]["blank"] is False and dump["notice"] == "Awake: lift the card, tap again"
+    box.card_placed("left", bytes.fromhex("04a1b2c3"), 701.0)
+    assert box.dump(701.0)["notice"].startswith("Unknown card"), "awake: the card is read as usual"
+
+
+def test_volume_and_mute_from_the_box_menu_survive_a_restart() -> None:
+    from box.journal import Journal
+
+    journal = Journal(":memory:")
+    box = make_box(journal)
+    assert box.dump(0.0)["sound"] == {"volume": "high", "muted": False}
+    box.button("back", "long", 1.0)
+    menu = box.top
+    assert menu.name == "box-menu" and menu.entries[-2] == "Sound: high"
+    menu.cursor = len(menu.entries) - 2
+    box.button("ok", "short", 2.0)
+    assert box.top.name == "sound" and box.screen(2.0).cursor == 2  # on the current level
+    box.button("up", "short", 3.0)
+    box.button("up", "short", 3.1)
+    box.button("ok", "short", 3.2)  # Low
+    assert box.dump(3.2)["sound"] == {"volume": "low", "muted": False}
+    assert "click" in [str(s) for s in box.take_sounds()], "heard at the new level"
+    box.open_sound(4.0)
+    box.top.cursor = 3
+    box.button("ok", "short", 4.1)  # Mute
+    assert box.dump(4.1)["sound"] == {"volume": "low", "muted": True}
+    again = make_box(journal)
+    assert again.dump(0.0)["sound"] == {"volume": "low", "muted": True}
+
+
+def test_the_whole_box_dims_its_panel_swallows_the_waking_press_and_plays_at_the_volume(tmp_path: Path) -> None:
+    from box.sim.world import SimulatedBox
+
+    world = SimulatedBox(tmp_path / "state")
+    try:
+        world.advance(1.0)
+        assert world.parts.pusher.panel == (world.box.care.contrast, True)
+        world.press("down")
+        cursor = world.box.screen(world.now).cursor
+        world.advance(125.0)  # two idle minutes: the panel itself is dimmed
+        assert world.dump()["display"]["dimmed"] is True
+        assert world.parts.pusher.panel == (world.box.care.contrast // 8, True)
+        world.press("down")  # through the mock pin, the inbox, the press detector: only wakes
+        assert world.box.screen(world.now).cursor == cursor
+        assert world.parts.pusher.panel == (world.box.care.contrast, True)
+        world.advance(700.0)
+        assert world.parts.pusher.panel[1] is False, "dark after ten idle minutes"
+
+        world.box.set_sound("low", False, world.now)  # what the sound picker does
+        world.advance(0.01)
+        assert world.parts.buzzer.state() == {"volume": "low", "muted": False}
+        assert world.parts.mock_factory.pin(world.pinmap.buzzer.pin).state == pytest.approx(0.04)
+        world.box.set_sound("low", True, world.now)
+        world.advance(0.01)
+        assert world.parts.buzzer.muted and world.parts.mock_factory.pin(world.pinmap.buzzer.pin).state == 0
+    finally:
+        world.close()
+
+
+def test_a_reader_going_off_or_coming_back_wakes_the_screen_to_say_so() -> None:
+    box = make_box()
+    box.advance(0.0)
+    box.advance(700.0)
+    box.reader_status("left", False, "reader left: unplugged (pn532sim://left): check its cable", 700.0)
+    assert box.dump(700.0)["display"]["blank"] is False
+    box.card_placed("left", bytes.fromhex("04a1b2c3"), 701.0)
+    assert box.dump(701.0)["notice"].startswith("Unknown card"), "awake already: the card is read"

@@ -3,8 +3,10 @@
 The loop needs only these two shapes of its outputs (the readers and buttons only put
 events in its inbox):
 
-- `BuzzerPort` (box/ports/buzzer.py `BuzzerPlayer`): plays a named sound, on the loop's clock;
-- `FramePort` (box/ports/display.py `FramePusher`): takes the latest frame, pushed by its own thread.
+- `BuzzerPort` (box/ports/buzzer.py `BuzzerPlayer`): plays a named sound, on the loop's clock,
+  at the owner's volume level or not at all (muted);
+- `FramePort` (box/ports/display.py `FramePusher`): takes the latest frame, pushed by its own
+  thread, and the panel's contrast and on/off (the Box's screen care).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ class BuzzerPort(Protocol):
 
     def next_deadline(self) -> float | None: ...
 
+    def set_volume(self, level: str) -> None: ...
+
+    def set_muted(self, muted: bool) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -31,5 +37,7 @@ class FramePort(Protocol):
     def submit(self, image: Image.Image) -> None: ...
 
     def push_due(self, now: float) -> bool: ...
+
+    def set_panel(self, contrast: int, on: bool) -> None: ...
 
     def next_deadline(self) -> float | None: ...

@@ -172,6 +172,11 @@ class FramePusher:
             self._panel = (contrast, on)
         self.wake.set()
 
+    @property
+    def panel(self) -> tuple[int, bool] | None:
+        """The (contrast, on) the panel last took; None before any was sent."""
+        return self._panel_applied
+
     def push_due(self, now: float) -> bool:
         """Push the pending frame if the rate cap or backoff allows and it changed; True if pushed."""
         if now < self._not_before:
