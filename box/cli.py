@@ -152,7 +152,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     from box.errors import FileProblem
     from box.fault import open_fault_display, panel_reason, stay_up_showing
     from box.hardware import HardwareError
-    from box.journal import StorageError, state_directory
+    from box.journal import StorageError, enter_state_directory, state_directory
     from box.pinmap import load_pinmap
 
     stop = threading.Event()
@@ -163,7 +163,8 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
         try:
             config, settings = settings_from(args)
             pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
-            app = assemble(pinmap, time.monotonic, settings, args.state_dir or state_directory(), simulated)
+            state_dir = enter_state_directory(args.state_dir or state_directory(simulated=simulated))
+            app = assemble(pinmap, time.monotonic, settings, state_dir, simulated)
             break
         except HardwareError as problem:
             print(f"gravebox: {problem}", file=sys.stderr)

@@ -668,3 +668,18 @@ def state_directory(simulated: bool = False, system: Path = SYSTEM_STATE) -> Pat
     if not simulated and system.is_dir():
         return system
     return Path.home() / ".local" / "state" / "gravebox"
+
+
+def enter_state_directory(folder: Path, system: Path = SYSTEM_STATE) -> Path:
+    """Get a command ready to work in `folder`. In the box's own shared folder new files must stay
+    readable and writable for the `gravebox` group (umask 0007, as the service's unit has), and an
+    account outside the group is told so in one line instead of a traceback later."""
+    if folder == system:
+        os.umask(0o007)
+        if not os.access(folder, os.R_OK | os.W_OK | os.X_OK):
+            raise FileProblem(
+                folder,
+                "no access: your account is not in the gravebox group yet "
+                "(log out and in again after install.sh, or: sudo usermod -aG gravebox $USER)",
+            )
+    return folder

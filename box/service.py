@@ -238,6 +238,7 @@ class Box:
         """Start a game, finishing any other; raises GameStartError with a readable reason."""
         if game not in GAMES:
             raise GameStartError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
+
         rules = rules_for(game)
         if names:
             if players is not None and players != len(names):
@@ -625,6 +626,7 @@ class Box:
             notice = self.journal.fault.reason
         if not notice and self.offline:
             notice = "! reader " + ", ".join(sorted(self.offline)) + " off"
+
         if not notice and self.game is not None and self.top is self.game and self.game.over():
             notice = view.notice or "Hold OK: menu"
         return replace(view, notice=notice or view.notice)

@@ -190,3 +190,90 @@ def test_a_reader_going_off_or_coming_back_wakes_the_screen_to_say_so() -> None:
     assert box.dump(700.0)["display"]["blank"] is False
     box.card_placed("left", bytes.fromhex("04a1b2c3"), 701.0)
     assert box.dump(701.0)["notice"].startswith("Unknown card"), "awake already: the card is read"
+
+
+def test_a_command_refuses_a_missing_decks_folder_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'[box]\ndecks = "{tmp_path / "decks"}"\n')
+    command = [sys.executable, "-m", "box", "sim", "--config", str(config), "--script", "/dev/null"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr.strip().endswith(f"no such folder of decks: {tmp_path / 'decks'}")
+
+
+def test_the_service_with_a_missing_decks_folder_shows_it_and_stays_up(tmp_path: Path) -> None:
+    import select
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    repo = Path(__file__).resolve().parent.parent
+    config = tmp_path / "config.toml"
+    config.write_text(f'[box]\ndecks = "{tmp_path / "decks"}"\n')
+    notify = tmp_path / "notify.sock"
+    env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
+    env.update(PYTHONPATH=str(repo), NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="2000000")
+    command = [
+        sys.executable,
+        "-m",
+        "box",
+        "run",
+        "--fake",
+        "--state-dir",
+        str(tmp_path / "s"),
+        "--config",
+        str(config),
+    ]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(str(notify))
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+        got: list[str] = []
+        try:
+            until = time.monotonic() + 60
+            while "READY=1" not in got and process.poll() is None and time.monotonic() < until:
+                if select.select([listener], [], [], 0.5)[0]:
+                    got += listener.recv(4096).decode().splitlines()
+            process.send_signal(signal.SIGTERM)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=60)
+    # The fault screen: the reason on the OLED and in the log, READY with it as the status, no crash loop.
+    assert "READY=1" in got, stderr
+    assert any(line.startswith("STATUS=") and "decks" in line for line in got), got
+    assert process.returncode == 0 and "no such folder of decks" in stderr
+
+
+def test_a_command_in_the_shared_state_keeps_its_files_group_writable(tmp_path: Path) -> None:
+    from box.journal import enter_state_directory
+
+    system = tmp_path / "var/lib/gravebox"
+    system.mkdir(parents=True)
+    before = os.umask(0o022)
+    try:
+        assert enter_state_directory(tmp_path, system=system) == tmp_path
+        assert os.umask(0o022) == 0o022, "elsewhere the owner's own umask stays"
+        enter_state_directory(system, system=system)
+        assert os.umask(0o022) == 0o007
+    finally:
+        os.umask(before)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may enter any folder: the refusal is for the owner's account")
+def test_an_account_outside_the_group_is_told_what_to_do(tmp_path: Path) -> None:
+    from box.errors import FileProblem
+    from box.journal import enter_state_directory
+
+    system = tmp_path / "gravebox"
+    system.mkdir(mode=0o700)
+    system.chmod(0)
+    try:
+        with pytest.raises(FileProblem, match="not in the gravebox group yet"):
+            enter_state_directory(system, system=system)
+    finally:
+        system.chmod(0o700)

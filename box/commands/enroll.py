@@ -59,14 +59,16 @@ def main(args: argparse.Namespace) -> int:
     """`gravebox enroll GAME [--export FILE | --import FILE] [--again] [--fake]`."""
     from box.config import DEFAULT_CONFIG, load_config
     from box.games import GAMES, load_deck, rules_for
-    from box.journal import make_state_directory, state_directory
+    from box.hardware import is_raspberry_pi
+    from box.journal import enter_state_directory, make_state_directory, state_directory
 
     if args.game not in GAMES:
         print(f"gravebox enroll: unknown game {args.game!r}; games are {', '.join(GAMES)}", file=sys.stderr)
         return 2
     config = load_config(getattr(args, "config", None) or DEFAULT_CONFIG)
     decks_dir = getattr(args, "decks", None) or config.decks
-    state_dir = getattr(args, "state_dir", None) or state_directory()
+    simulated = bool(getattr(args, "fake", False)) or not is_raspberry_pi()
+    state_dir = enter_state_directory(getattr(args, "state_dir", None) or state_directory(simulated=simulated))
     make_state_directory(state_dir)
     tags_path = state_dir / TAGS_FILE
     tags = TagMap.load(tags_path)
