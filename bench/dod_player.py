@@ -35,6 +35,8 @@ BY_OVERLAY: dict[str, tuple[str, ...]] = {
     "rules": ("up", "down", "ok"),
     "scores": ("up", "down", "ok"),
     "chaos": ("back",),
+    "menu": ("up", "down", "ok", "back", "back"),  # the table menu (move a token, reshuffle): mostly left
+    "move": ("up", "down", "ok", "back"),
 }
 
 
