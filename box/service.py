@@ -32,7 +32,7 @@ from box.care import DEFAULT_CONTRAST, VOLUME_LEVELS, ScreenCare
 from box.errors import FileProblem
 from box.fault import fault_view, panel_reason
 from box.game_screen import GameScreen
-from box.games import GAMES, load_deck, rules_for
+from box.games import GAMES, TITLES, load_deck, rules_for
 from box.games.base import Chug, Countdown, Setup, Step, View
 from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged, StorageError
@@ -94,11 +94,6 @@ class DiceShow:
         return ((self.dice[0] + k) % 6 + 1, (self.dice[1] + 2 * k) % 6 + 1)
 
 
-def titles() -> dict[str, str]:
-    """Each game's title as its rules give it, by canonical name."""
-    return {game: rules_for(game).title for game in GAMES}
-
-
 class Box:
     """The screens, the game in play and the tools; see the module's docstring.
 
@@ -137,7 +132,7 @@ class Box:
         sound = journal.get("sound") or {}
         self.volume: str = sound.get("volume") if sound.get("volume") in VOLUME_LEVELS else VOLUME_LEVELS[-1]
         self.muted: bool = sound.get("muted") is True
-        self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), titles()), self.choose))
+        self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), TITLES), self.choose))
         if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
         if tags_aside is not None:
@@ -272,7 +267,7 @@ class Box:
         self.game = None
         root = self.root
         if isinstance(root, MenuScreen):
-            root.menu = Menu.main(tuple(GAMES), titles())
+            root.menu = Menu.main(tuple(GAMES), TITLES)
         self.say("Game closed", now)
 
     # ----- inputs ---------------------------------------------------------------------
@@ -408,7 +403,7 @@ class Box:
     def refuse_card(self, card: Card | None, now: float) -> None:
         """A known card the screen on top cannot take: say why."""
         game = card[0] if card is not None else ""
-        title = titles().get(game, game)
+        title = TITLES.get(game, game)
         if self.game is None:
             self.reject(f"No game running ({title} card)", now)
         elif game != self.game.game:
@@ -507,7 +502,7 @@ class Box:
             self.push(SelfTest(self.settings.readers, now, offline=self.offline, assume_online=True))
         elif tool is Tool.ENROL:
             actions = tuple(partial(self.open_enrolment, game) for game in GAMES)
-            names = tuple(titles().values())
+            names = tuple(TITLES.values())
             self.push(Picker("picker", "Enrol which game?", (*names, "Back"), (*actions, None)))
 
     def open_timer(self) -> TimerScreen:

@@ -1,4 +1,4 @@
-"""The four games, loaded lazily by their canonical names.
+"""The four games, loaded lazily by their canonical names; their titles without loading them.
 
 >>> sorted(GAMES)
 ['dead-fellas', 'dead-set', 'deadlines', 'deck-of-death']
@@ -18,6 +18,14 @@ GAMES: dict[str, str] = {
     "dead-set": "box.games.dead_set",
     "dead-fellas": "box.games.dead_fellas",
     "deck-of-death": "box.games.deck_of_death",
+}
+
+
+TITLES: dict[str, str] = {  # as the menu shows them; each game's RULES takes its title from here
+    "deadlines": "Deadlines",
+    "dead-set": "Dead Set",
+    "dead-fellas": "Dead Fellas",
+    "deck-of-death": "Deck of Death",
 }
 
 

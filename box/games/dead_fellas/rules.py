@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from box.cards import Deck
+from box.games import TITLES
 from box.games.base import Action, Option, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_fellas import cards, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
@@ -489,4 +490,4 @@ def is_over(game: Game) -> bool:
     return isinstance(game.phase, Over)
 
 
-RULES = Rulebook(cards.NAME, "Dead Fellas", (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)
+RULES = Rulebook(cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from box.cards import Deck
+from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.deadlines import cards, screens
 from box.games.deadlines.cards import OLDEST_AGE, compare, compare_spans
@@ -424,4 +425,4 @@ def is_over(game: Game) -> bool:
     return isinstance(game.phase, Finished)
 
 
-RULES = Rulebook(cards.NAME, "Deadlines", (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)
+RULES = Rulebook(cards.NAME, TITLES[cards.NAME], (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from box.cards import Deck
+from box.games import TITLES
 from box.games.base import Action, Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.deck_of_death import cards, screens
 from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
@@ -675,5 +676,5 @@ def is_over(state: State) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, "Deck of Death", (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll
+    cards.NAME, TITLES[cards.NAME], (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll
 )
