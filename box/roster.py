@@ -28,6 +28,7 @@ from box.errors import ConfigError
 ROSTER_FILE = "roster.json"
 PLAYER = "player"  # the tag map's "game" of a player token; its "card" is a roster name
 UPLOADED_DECKS = "decks"  # decks uploaded from the phone: <state dir>/decks/<game>.csv
+STARTED = "started."  # the journal's box value "started.<game id>": when that game began (local time)
 MAX_NAMES = 24
 MAX_NAME_LENGTH = 16  # a name must fit a line of the OLED beside a score
 

@@ -20,6 +20,7 @@ combination and undo. It never touches hardware.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -37,7 +38,7 @@ from box.games.base import Chug, Countdown, Setup, Step, View
 from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
-from box.roster import PLAYER, UPLOADED_DECKS, Roster
+from box.roster import PLAYER, STARTED, UPLOADED_DECKS, Roster
 from box.screen import Card, Screen
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap, TagsSetAside
@@ -254,7 +255,9 @@ class Box:
         decks_dir = str(folder) if folder else None
         # Let the rules refuse bad setups before anything is journaled.
         rules.new(Setup(tuple(names), values), deck)
-        record_id = self.journal.start_game(game, names, values, decks_dir)  # finishes the old one too
+        with self.journal.batch():  # the game and the date it started (for the phone page's history): one write
+            record_id = self.journal.start_game(game, names, values, decks_dir)  # finishes the old one too
+            self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
         record = self.journal.unfinished_game()
         assert record is not None and record.id == record_id
         self.show_game(GameSession(rules, deck, record, self.journal))

@@ -29,6 +29,7 @@ from box.errors import DeckError
 from box.games import GAMES, rules_for
 from box.games.base import Rejected, Setup
 from box.journal import GameRecord
+from box.roster import STARTED
 from box.session import decode
 
 log = logging.getLogger(__name__)
@@ -160,6 +161,8 @@ class JournalView:
                     values[key] = json.loads(value)
                 except json.JSONDecodeError:
                     continue
+                if key.startswith(STARTED) and key[len(STARTED) :].isdigit():
+                    started.setdefault(int(key[len(STARTED) :]), str(values[key]))
             keys = {}
             if with_actions == "new":
                 counts = {
