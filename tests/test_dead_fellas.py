@@ -145,7 +145,7 @@ def test_recruited_mook_turns_face_up_at_the_owners_next_turn():
     game = accept(dealt(), tap("dfm10"), OK, DOWN, OK, OK)
     assert dump(game)["current_player"] == "Ann"
     assert dump(game)["mooks"]["Ann"][-1]["face_up"] is True
-    assert "1 Mook turned up" in game.notice
+    assert "Nicky turned up" in game.notice  # named once face up
 
 
 def test_recruit_is_refused_with_an_empty_mook_deck():
@@ -196,8 +196,9 @@ def test_a_same_slot_item_replaces_the_old_one_which_is_discarded():
 
 def test_items_go_only_on_own_face_up_mooks_by_default():
     game = table((Mook("dfm01"), Mook("dfm02", face_up=False)), (Mook("dfm04"),))
-    game = accept(game, tap("dfw01"))
-    assert [choice.value for choice in choices(game)] == ["dfm01"]
+    game = accept(game, tap("dfw01"))  # only Sal can take it: on at once, no picker
+    assert dump(game)["phase"] == "playing"
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
 
 
 def test_a_player_with_only_face_down_mooks_cannot_play_an_item():
@@ -231,7 +232,7 @@ def test_a_card_already_in_play_is_refused():
 def test_items_come_before_the_action():
     game = table((armed("dfm03"),), (Mook("dfm04"),))
     game = accept(game, OK)
-    assert dump(game)["phase"] == "attack"
+    assert dump(game)["phase"] == "target"  # one armed Mook: not asked who whacks
     assert refuse(game, tap("dfw02")) == "items go before the action"
 
 
@@ -270,15 +271,14 @@ def test_only_armed_mooks_attack_and_only_legal_targets_are_offered():
         (attacker, Mook("dfm02", True, "dfw01", "dfd01")),
         (Mook("dfm04", True, "dfw02"), Mook("dfm06", True, "dfw04"), Mook("dfm05", False)),
     )
-    game = accept(game, OK)
-    assert [choice.value for choice in choices(game)] == ["dfm01", None]
-    game = accept(game, OK)
+    game = accept(game, OK)  # Sal is the only armed Mook: straight to his targets
+    assert dump(game)["phase"] == "target"
     assert [choice.value for choice in choices(game)] == ["dfm04"]  # 3 hits; Carmine has 6, Joey is face down
 
 
 def test_a_whack_scores_the_mook_discards_its_items_and_the_attacker_ditches_one():
     game = table((armed("dfm03"),), (Mook("dfm05", True, "dfw02"), Mook("dfm04")))
-    game = accept(game, OK, OK)
+    game = accept(game, OK)
     result = RULES.apply(game, OK)
     assert isinstance(result, Step) and Sound.RIGHT in result.sounds
     game = result.state
@@ -301,8 +301,8 @@ def test_each_armed_mook_attacks_once_in_one_whack_action():
     game = accept(game, OK)
     game = choose(choose(game, "dfm03"), "dfm04")
     game = choose(game, "weapon")
-    assert [choice.value for choice in choices(game)] == ["dfm02", None]
-    game = choose(choose(game, "dfm02"), "dfm07")
+    assert dump(game)["phase"] == "target"  # Vinnie is the only one left: not asked who whacks
+    game = choose(game, "dfm07")
     game = choose(game, "vehicle")
     assert dump(game)["phase"] == "endturn"
     assert dump(game)["score"]["Ann"] == 2
@@ -310,14 +310,16 @@ def test_each_armed_mook_attacks_once_in_one_whack_action():
 
 def test_done_ends_the_whack_action_and_back_before_any_attack_returns_to_the_menu():
     game = table((armed("dfm03"),), (Mook("dfm04"),))
-    assert dump(accept(game, OK, BACK))["phase"] == "playing"
-    assert dump(accept(game, OK, DOWN, OK))["phase"] == "endturn"
-    assert dump(accept(game, OK, OK, BACK))["phase"] == "attack"
+    assert dump(accept(game, OK, BACK))["phase"] == "playing"  # the skipped picker's BACK
+    two = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"),))
+    assert dump(accept(two, OK, BACK))["phase"] == "playing"
+    assert dump(accept(two, OK, DOWN, DOWN, OK))["phase"] == "endturn"
+    assert dump(accept(two, OK, OK, BACK))["phase"] == "attack"
 
 
 def test_whacked_players_without_mooks_keep_playing_while_the_mook_deck_has_mooks():
     game = table((armed("dfm03"),), (Mook("dfm04"),))
-    game = choose(accept(game, OK, OK, OK), "weapon")
+    game = choose(accept(game, OK, OK), "weapon")
     game = accept(game, OK)
     assert dump(game)["current_player"] == "Bob"
     assert dump(game)["out"] == []
@@ -326,7 +328,7 @@ def test_whacked_players_without_mooks_keep_playing_while_the_mook_deck_has_mook
 def test_ten_hits_in_the_score_pile_wins_at_once():
     game = table((armed("dfm03"),), (Mook("dfm06"),))
     board = game.board.to_pile(0, "dfm09").to_pile(0, "dfm10").to_pile(0, "dfm01")  # 7 hits
-    game = accept(replace(game, board=board), OK, OK)
+    game = accept(replace(game, board=board), OK)
     result = RULES.apply(game, OK)
     assert isinstance(result, Step) and Sound.FANFARE in result.sounds
     state = dump(result.state)
@@ -344,7 +346,7 @@ def test_out_only_with_no_mooks_and_an_empty_mook_deck_and_the_last_one_standing
         board = board.to_pile(1, card)  # every other Mook is already gone
     game = table((armed("dfm03"),), (Mook("dfm04"),))
     game = replace(game, board=replace(board, mooks=game.board.mooks))
-    game = accept(game, OK, OK, OK)
+    game = accept(game, OK, OK)
     assert dump(game)["out"] == ["Bob"]
     assert dump(game)["winners"] == ["Ann"]
 
@@ -356,34 +358,31 @@ def test_fuhgeddaboutit_needs_something_to_cancel():
     assert refuse(dealt(), tap("dfx01")) == "nothing to cancel"
 
 
-def test_one_fuhgeddaboutit_cancels_the_last_item():
+def test_one_fuhgeddaboutit_cancels_the_last_item_at_once():
     game = choose(accept(dealt(), tap("dfw02")), "dfm02")
     game = choose(accept(game, tap("dfw01")), "dfm02")
     game = accept(game, tap("dfx01"))
-    assert dump(game)["chain"] == ["dfx01"]
-    assert RULES.view(game).lines[1] == "1 played: cancelled"
-    game = accept(game, OK)
+    assert dump(game)["chain"] == ["dfx01"] and dump(game)["phase"] == "playing"
     assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] == "dfw02"
     assert dump(game)["discard_pile"] == ["dfx01", "dfw01"]
-    assert game.notice == "Cancelled: Tommy Gun on Vinnie"
+    assert game.notice == "Fuhgeddaboutit x1: cancelled"
+    game = accept(game, DOWN, OK, OK)  # Draw; the end of the turn closes the chain
     assert refuse(game, tap("dfx02")) == "nothing to cancel"
 
 
 def test_two_fuhgeddaboutits_let_the_play_stand():
     game = choose(accept(dealt(), tap("dfw02")), "dfm02")
-    game = accept(game, tap("dfx01"), tap("dfx02"), OK)
+    game = accept(game, tap("dfx01"), tap("dfx02"))
     assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] == "dfw02"
     assert dump(game)["discard_pile"] == ["dfx01", "dfx02"]
-    assert game.notice == "Stands: Snub Nose on Vinnie"
+    assert game.notice == "Fuhgeddaboutit x2: stands"
 
 
 def test_chain_of_three_cancels_a_whack_and_takes_the_score_back():
     game = table((armed("dfm03"),), (Mook("dfm05", True, "dfw02"), Mook("dfm04")))
-    game = choose(accept(game, OK, OK, OK), "vehicle")
+    game = choose(accept(game, OK, OK), "vehicle")
     assert dump(game)["score"]["Ann"] == 2
     game = accept(game, tap("dfx01"), tap("dfx02"), tap("dfx03"))
-    assert RULES.view(game).title == "Fuhgeddaboutit x3"
-    game = accept(game, OK)
     state = dump(game)
     assert state["score"]["Ann"] == 0 and state["score_piles"]["Ann"] == []
     assert state["mooks"]["Bob"][0] == {
@@ -399,48 +398,51 @@ def test_chain_of_three_cancels_a_whack_and_takes_the_score_back():
 
 def test_a_whack_can_be_cancelled_before_the_evidence_is_chosen():
     game = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"),))
-    game = accept(game, OK, OK, OK, tap("dfx01"), OK)
+    game = accept(game, OK, OK, OK, tap("dfx01"))  # Paulie whacks Tony; cancelled in the evidence choice
     assert dump(game)["score"]["Ann"] == 0
-    assert dump(game)["phase"] == "attack"
-    assert [choice.value for choice in choices(game)] == ["dfm02", None]
+    assert dump(game)["phase"] == "target"  # Paulie's attack is spent: Vinnie, the only one left
+    assert RULES.view(game).title == "Vinnie whacks who?"
 
 
 def test_the_winning_whack_can_still_be_cancelled():
     game = table((armed("dfm03"),), (Mook("dfm06"),))
     board = game.board.to_pile(0, "dfm09").to_pile(0, "dfm10").to_pile(0, "dfm01")
-    game = accept(replace(game, board=board), OK, OK, OK)
+    game = accept(replace(game, board=board), OK, OK)
     assert dump(game)["over"] is True
-    stands = accept(game, tap("dfx01"), tap("dfx02"), OK)
+    stands = accept(game, tap("dfx01"), tap("dfx02"))
     assert dump(stands)["over"] is True and dump(stands)["winners"] == ["Ann"]
-    game = accept(game, tap("dfx01"), OK)
+    game = accept(game, tap("dfx01"))
     assert dump(game)["over"] is False and dump(game)["winners"] == []
     assert dump(game)["score"]["Ann"] == 7
     assert dump(game)["phase"] == "endturn"
 
 
-def test_a_chain_refuses_other_cards_and_back_takes_the_last_fuhgeddaboutit_back():
+def test_an_open_chain_blocks_nothing_and_the_next_play_closes_it():
     game = choose(accept(dealt(), tap("dfw02")), "dfm02")
     game = accept(game, tap("dfx01"), tap("dfx02"))
-    assert refuse(game, tap("dfw01")) == "settle the chain first: OK"
-    assert refuse(game, tap("dfx02")) == "Fuhgeddaboutit 2 is being played"
-    game = accept(game, BACK)
-    assert dump(game)["chain"] == ["dfx01"]
-    game = accept(game, BACK)
-    assert dump(game)["phase"] == "playing" and dump(game)["discard_pile"] == []
+    game = accept(game, tap("dfw01"))  # another item: its picker opens, the chain is still open
+    assert dump(game)["phase"] == "picking" and dump(game)["chain"] == ["dfx01", "dfx02"]
+    game = choose(game, "dfm03")  # the Tommy Gun is played: a new last play
+    assert dump(game)["chain"] == []
+    game = accept(game, tap("dfx03"))
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] is None  # the Tommy Gun, not the Snub Nose
     assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] == "dfw02"
 
 
 def test_the_last_play_cannot_be_cancelled_after_the_turn_passes():
     game = choose(accept(dealt(), tap("dfw02")), "dfm02")
     game = accept(game, DOWN, OK)
-    assert dump(accept(game, tap("dfx01")))["phase"] == "chain"
+    assert dump(accept(game, tap("dfx01")))["chain"] == ["dfx01"]  # answerable until the turn ends
     game = accept(game, OK)
     assert refuse(game, tap("dfx01")) == "nothing to cancel"
 
 
-def test_fuhgeddaboutit_waits_while_a_choice_is_open():
-    game = accept(dealt(), tap("dfw02"))
-    assert refuse(game, tap("dfx01")) == "finish this choice first"
+def test_fuhgeddaboutit_answers_while_a_choice_is_open():
+    game = choose(accept(dealt(), tap("dfw01")), "dfm02")
+    game = accept(game, tap("dfw02"))  # the Snub Nose's picker is open
+    game = accept(game, tap("dfx01"))  # cancels the Tommy Gun; the picker stays
+    assert dump(game)["phase"] == "picking"
+    assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] is None
 
 
 # --- Fugazi, Boost, I Know A Guy, other action cards ----------------------------------
@@ -450,38 +452,38 @@ def test_fugazi_is_a_zero_hit_item_in_a_chosen_slot_and_arms_a_mook():
     game = table((Mook("dfm03", True, "dfw01", "dfd01"),), (Mook("dfm06"),))
     game = accept(game, tap("dff01"))
     assert RULES.view(game).title == "Fugazi as?"
-    game = choose(game, "vehicle")
-    game = choose(game, "dfm03")
+    game = choose(game, "vehicle")  # Paulie is Ann's only Mook: on at once
     state = dump(game)
     assert state["mooks"]["Ann"][0]["items"]["vehicle"] == "dff01"
     assert state["mooks"]["Ann"][0]["total"] == 9
-    game = accept(game, OK, OK, OK)
+    game = accept(game, OK, OK)
     assert dump(game)["score"]["Ann"] == 3
     game = choose(game, "vehicle")
     assert dump(game)["discard_pile"] == ["dff01"]
 
 
-def test_fugazi_may_go_on_any_players_mook_its_owner_being_the_player():
-    game = table((Mook("dfm03"),), (Mook("dfm06"), Mook("dfm05", face_up=False)))
+def test_fugazi_goes_on_the_players_own_mooks_and_on_others_only_with_the_house_rule():
+    game = table((Mook("dfm03"), Mook("dfm01")), (Mook("dfm06"), Mook("dfm05", face_up=False)))
     game = accept(game, tap("dff01"), OK)
-    assert [choice.value for choice in choices(game)] == ["dfm03", "dfm06"]
+    assert [choice.value for choice in choices(game)] == ["dfm03", "dfm01"]
     game = accept(game, BACK)
     assert dump(game)["phase"] == "picking"  # back to the slot choice
     assert dump(accept(game, BACK))["phase"] == "playing"
+    game = table((Mook("dfm03"),), (Mook("dfm06"), Mook("dfm05", face_up=False)), items_on_opponents="yes")
+    game = accept(game, tap("dff01"), OK)
+    assert [choice.value for choice in choices(game)] == ["dfm03", "dfm06"]
 
 
 def test_boost_moves_an_opponents_item_to_your_mook_replacing_the_same_slot():
     game = table((Mook("dfm03", True, "dfw03"),), (Mook("dfm06", True, "dfw01", "dfd02"),))
     game = accept(game, tap("dfb01"))
-    assert [choice.value for choice in choices(game)] == ["dfw01", "dfd02", "dfw03"]
-    game = choose(game, "dfw01")
-    assert [choice.value for choice in choices(game)] == ["dfm03"]
-    game = accept(game, OK)
+    assert [choice.value for choice in choices(game)] == ["dfw01", "dfd02"]  # opponents' items only
+    game = choose(game, "dfw01")  # onto Paulie, Ann's only Mook: at once
     state = dump(game)
     assert state["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
     assert state["mooks"]["Bob"][0]["items"]["weapon"] is None
     assert state["discard_pile"] == ["dfw03", "dfb01"]
-    game = accept(game, tap("dfx01"), OK)
+    game = accept(game, tap("dfx01"))
     state = dump(game)
     assert state["mooks"]["Ann"][0]["items"]["weapon"] == "dfw03"
     assert state["mooks"]["Bob"][0]["items"]["weapon"] == "dfw01"
@@ -492,8 +494,7 @@ def test_boost_needs_an_item_to_move_and_a_mook_to_take_it():
     game = table((Mook("dfm03"),), (Mook("dfm06"),))
     assert refuse(game, tap("dfb01")) == "no item to boost"
     game = table((Mook("dfm03", face_up=False),), (Mook("dfm06", True, "dfw01"),))
-    game = accept(game, tap("dfb01"))
-    assert refuse(game, OK) == "no face-up Mook to take it"
+    assert refuse(game, tap("dfb01")) == "no face-up Mook to take it"
 
 
 def test_i_know_a_guy_takes_a_known_discard_or_one_not_listed():
@@ -504,24 +505,26 @@ def test_i_know_a_guy_takes_a_known_discard_or_one_not_listed():
     assert dump(after)["phase"] == "endturn"
     unlisted = choose(game, None)
     assert dump(unlisted)["discard_pile"] == ["dfw02", "dfd02", "dfg01"]
-    cancelled = accept(after, tap("dfx01"), OK)
+    cancelled = accept(after, tap("dfx01"))
     assert dump(cancelled)["discard_pile"] == ["dfd02", "dfg01", "dfx01", "dfw02"]
 
 
 def test_cancelling_i_know_a_guy_whose_card_was_played_in_the_chain_changes_nothing_more():
     game = accept(dealt(), tap("dfw02"), OK)
-    game = accept(game, tap("dfx01"), tap("dfx02"), OK)  # the Snub Nose stands; both discarded
+    game = accept(game, tap("dfx01"), tap("dfx02"))  # the Snub Nose stands; both discarded
     game = accept(game, tap("dfg01"))
     game = choose(game, "dfx02")
-    game = accept(game, tap("dfx02"), OK)  # the card the Guy got cancels the Guy
+    game = accept(game, tap("dfx02"))  # the card the Guy got cancels the Guy
     assert Counter(dump(game)["discard_pile"])["dfx02"] == 1
 
 
 def test_a_discarded_fuhgeddaboutit_played_again_means_a_reshuffle():
     game = choose(accept(dealt(), tap("dfw02")), "dfm02")
-    game = accept(game, tap("dfx01"), OK, tap("dfw01"), OK, tap("dfx01"))
-    assert dump(game)["discard_pile"] == []
-    assert game.notice == "Fuhgeddaboutit x1; discards reshuffled"
+    game = accept(game, tap("dfx01"))  # the Snub Nose cancelled
+    game = choose(accept(game, tap("dfw01")), "dfm03")  # a Tommy Gun on Paulie: the next play
+    game = accept(game, tap("dfx01"))  # the same Fuhgeddaboutit again: the discards were reshuffled
+    assert dump(game)["discard_pile"] == ["dfx01", "dfw01"]
+    assert game.notice == "Fuhgeddaboutit x1: cancelled; discards reshuffled"
 
 
 def test_i_know_a_guy_with_no_known_discards_resolves_at_once():
@@ -539,7 +542,7 @@ def test_another_action_card_is_shown_for_the_table_to_resolve():
     game = accept(game, OK)
     assert dump(game)["phase"] == "playing"
     assert dump(game)["discard_pile"] == ["dft01"]
-    assert dump(accept(game, tap("dfx01")))["phase"] == "chain"
+    assert dump(accept(game, tap("dfx01")))["chain"] == ["dfx01"]  # the Sit-Down is cancelled, for the table
 
 
 def test_action_cards_may_be_played_after_the_action_too():

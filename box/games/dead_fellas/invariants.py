@@ -1,10 +1,11 @@
 """What every reachable Dead Fellas state keeps, checked by the property tests and the soak.
 
 `check(state)`: every card in one place only, items in their slots and only on face-up
-Mooks, score piles of Mooks, a win by 10 hits or the last seat standing, the dump JSON-ready
-and the screen within five lines. `check_step(before, action, after)`: scores grow only by a
-whack of a no-stronger Mook by an armed one and shrink only when a chain cancels it. Both
-raise AssertionError naming what broke.
+Mooks, score piles of Mooks, a win by 10 hits or the last seat standing, the last play shown
+on the table exactly when its chain of Fuhgeddaboutits is even (whatever the phase), the dump
+JSON-ready and the screen within five lines. `check_step(before, action, after)`: scores grow
+only by a whack of a no-stronger Mook by an armed one (or a chain letting it stand again) and
+shrink only when a chain cancels it. Both raise AssertionError naming what broke.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from box.games.base import Action, Press
-from box.games.dead_fellas.cards import FUGAZI, SLOTS
+from box.games.base import Action, Press, Tap
+from box.games.dead_fellas.cards import FUGAZI, FUHGEDDABOUTIT, SLOTS
 from box.games.dead_fellas.rules import RULES
-from box.games.dead_fellas.state import WIN_SCORE, Chain, Game, Target, Whacked
+from box.games.dead_fellas.state import WIN_SCORE, Game, Target, Whacked
 from box.words import TEXT_LINES
 
 
@@ -37,9 +38,11 @@ def check(game: Game) -> None:
         placed.update(pile)
         assert all(board.cards[card].kind == "mook" for card in pile)
     placed.update(board.discard)
-    if isinstance(game.phase, Chain):
-        placed.update(game.phase.cards)
     assert all(count == 1 for count in placed.values()), f"a card in two places: {placed.most_common(1)}"
+    assert game.last is not None or not game.chain, "a chain against no play"
+    if game.last is not None:  # the chain's parity decides, whatever the phase
+        shown = game.last.applied(board)
+        assert shown is None or shown == (len(game.chain) % 2 == 0), f"{game.last} against a chain of {len(game.chain)}"
     dump = RULES.dump(game)
     json.dumps(dump)
     assert dump["mook_deck"] >= 0
@@ -58,7 +61,11 @@ def check_step(before: Game, action: Action, after: Game) -> None:
     for seat in range(len(before.players)):
         gained = after.board.score(seat) - before.board.score(seat)
         new_cards = [card for card in after.board.piles[seat] if card not in before.board.piles[seat]]
-        if gained > 0:
+        answered = isinstance(action, Tap) and before.board.cards[action.card].effect == FUHGEDDABOUTIT
+        if gained > 0 and answered:  # a whack standing again
+            assert len(after.chain) % 2 == 0 and isinstance(after.last, Whacked) and after.last.by == seat
+            assert gained == before.board.hits(after.last.target.card)
+        elif gained > 0:
             assert isinstance(before.phase, Target) and action == Press("ok") and seat == before.turn
             attacker = before.board.mook(before.phase.attacker)
             (whacked,) = new_cards
@@ -67,8 +74,8 @@ def check_step(before: Game, action: Action, after: Game) -> None:
             assert before.board.total(before.board.mook(whacked)) <= before.board.total(attacker)
             assert gained == before.board.hits(whacked)
         elif gained < 0:
-            assert isinstance(before.phase, Chain) and len(before.phase.cards) % 2 == 1
+            assert answered and len(after.chain) % 2 == 1, "a score fell without a Fuhgeddaboutit"
             assert isinstance(before.last, Whacked) and before.last.by == seat
             assert -gained == before.board.hits(before.last.target.card)
-        else:
+        elif not answered:
             assert not new_cards

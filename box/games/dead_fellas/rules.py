@@ -26,14 +26,13 @@ from box.games.dead_fellas import cards, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     DEALT_MOOKS,
-    RESTING,
     WIN_SCORE,
     Attack,
     Board,
     Boosted,
     CardPlay,
-    Chain,
     Deal,
+    Discard,
     EndTurn,
     Equipped,
     Evidence,
@@ -42,6 +41,7 @@ from box.games.dead_fellas.state import (
     Over,
     Phase,
     Picking,
+    Play,
     Playing,
     Reading,
     Recruit,
@@ -54,6 +54,7 @@ from box.games.dead_fellas.state import (
     choices,
     dump,
     receivers,
+    targets,
 )
 from box.games.kit import MOVES, Picker, Rulebook, Stage, expect, fit, read_options
 
@@ -79,11 +80,9 @@ def apply(game: Game, action: Action) -> Result:
         phase = game.phase
         if game.board.in_play(action.card):
             return Rejected(f"{fit(card.name, 20)} is in play")
-        if (isinstance(phase, Chain) and action.card in phase.cards) or (
-            isinstance(phase, Picking) and action.card == phase.card
-        ):
+        if isinstance(phase, Picking) and action.card == phase.card:
             return Rejected(f"{fit(card.name, 20)} is being played")
-        if card.effect == FUHGEDDABOUTIT:  # any player, any time
+        if card.effect == FUHGEDDABOUTIT and not isinstance(phase, Discard):  # any player, any time
             return fuhgeddaboutit(game, action.card)
     return PHASES[type(game.phase)].handle(game, action)
 
@@ -147,6 +146,13 @@ def _recruit(game: Game, action: Action) -> Result:
     return Rejected("tap the new Mook")
 
 
+def _target_back(game: Game, phase: Target) -> Step[Game]:
+    """Back to "who whacks?", or where its BACK goes when it was skipped (one attacker)."""
+    if len(attackers(game, phase.done)) > 1:
+        return step(replace(game, phase=Attack(phase.done)), "", Sound.CLICK)
+    return step(replace(game, phase=EndTurn() if phase.done else Playing()), "", Sound.CLICK)
+
+
 def _attacker_chosen(game: Game, phase: Attack, attacker: str | None) -> Step[Game]:
     """The attacker chosen, or "Done" (None): the turn's end."""
     if attacker is None:
@@ -162,20 +168,41 @@ def _refuse(reason: str) -> Callable[[Game, Any], Rejected]:
     return lambda game, phase: Rejected(reason)
 
 
-def _end_turn(game: Game, action: Action) -> Result:
+def _end_turn_tap(game: Game, card_id: str) -> Result:
+    """After the action: an item tapped is recorded as discarded, an action card is played."""
+    card = game.board.cards[card_id]
+    if card.kind == "mook":
+        return Rejected("recruit with the action menu")
+    if card_id in game.board.discard:
+        return Rejected(f"{fit(card.name, 20)} is discarded")
+    if card.kind == "item":
+        return _discard(game, card_id)
+    return play_action(game, card)
+
+
+def _end_turn_chosen(game: Game, phase: EndTurn, value: str | None) -> Step[Game]:
+    if value == "discard":
+        return step(replace(game, phase=Discard()), "Tap cards to discard", Sound.CLICK)
+    return next_turn(game)
+
+
+def _discard(game: Game, card_id: str) -> Step[Game]:
+    return step(replace(game, board=game.board.to_discard(card_id)), f"{game.name(card_id)} discarded", Sound.CLICK)
+
+
+def _discarding(game: Game, action: Action) -> Result:
+    """The discard step: every Mafia card tapped is discarded unplayed (a Fuhgeddaboutit too)."""
     if isinstance(action, Tap):
         card = game.board.cards[action.card]
         if card.kind == "mook":
-            return Rejected("recruit with the action menu")
+            return Rejected("Mooks are not discarded")
         if action.card in game.board.discard:
             return Rejected(f"{fit(card.name, 20)} is discarded")
-        if card.kind == "item":
-            return step(replace(game, board=game.board.to_discard(action.card)), f"{card.name} discarded", Sound.CLICK)
-        return play_action(game, card)
+        return _discard(game, action.card)
     if action.button == "ok":
         return next_turn(game)
     if action.button == "back":
-        return Rejected("the action is taken: OK ends turn")
+        return step(replace(game, phase=EndTurn(1)), "", Sound.CLICK)
     return Rejected(NOTHING_TO_CHOOSE)
 
 
@@ -185,19 +212,6 @@ def _reading(game: Game, action: Action) -> Result:
         return _busy(game, action.card)
     if action.button in ("ok", "back"):
         return step(replace(game, phase=resume(game, phase.resume)), game.notice, Sound.CLICK)
-    return Rejected(NOTHING_TO_CHOOSE)
-
-
-def _chain(game: Game, action: Action) -> Result:
-    phase = expect(game.phase, Chain)
-    if isinstance(action, Tap):
-        return Rejected("settle the chain first: OK")
-    if action.button == "ok":
-        return settle(game, phase)
-    if action.button == "back":
-        if len(phase.cards) > 1:
-            return step(replace(game, phase=replace(phase, cards=phase.cards[:-1])), "Fuhgeddaboutit taken back")
-        return step(replace(game, phase=resume(game, phase.resume)), "Fuhgeddaboutit taken back", Sound.CLICK)
     return Rejected(NOTHING_TO_CHOOSE)
 
 
@@ -253,13 +267,16 @@ def back_from_picking(game: Game, phase: Picking) -> Step[Game]:
 
 
 def start_turn(game: Game, seat: int, notice: str = "") -> Step[Game]:
-    """Seat `seat` begins: recruited Mooks turn face up; the box reminds them to draw."""
-    flipped = sum(1 for mook in game.board.mooks[seat] if not mook.face_up)
+    """Seat `seat` begins: recruited Mooks turn face up and are named now; the box reminds them to draw.
+
+    The turn before is over, so its last play can no longer be cancelled.
+    """
+    flipped = [game.name(mook.card) for mook in game.board.mooks[seat] if not mook.face_up]
     board = game.board.flip_up(seat)
     parts = [notice] if notice else []
     if flipped:
-        parts.append(f"{flipped} Mook{'s' if flipped > 1 else ''} turned up")
-    game = replace(game, board=board, turn=seat, phase=Playing(), last=None)
+        parts.append(f"{', '.join(flipped)} turned up")
+    game = replace(game, board=board, turn=seat, phase=Playing(), last=None, chain=())
     return step(game, "; ".join(parts), Sound.CLICK)
 
 
@@ -282,28 +299,58 @@ def choose_action(game: Game, action: str) -> Result:
         if not any(mook.armed for mook in game.board.mooks[game.turn]):
             return Rejected("no Mook has all three items")
         return Rejected("no target weak enough to whack")
-    return step(replace(game, phase=Attack()), "", Sound.CLICK)
+    return step(replace(game, phase=attack_phase(game, ())), "", Sound.CLICK)
 
 
 def attack_phase(game: Game, done: tuple[str, ...], cursor: int = 0) -> Phase:
-    """Go on attacking while an armed Mook has a target; else the turn's end (or back to the menu)."""
-    if attackers(game, done):
+    """Go on attacking while an armed Mook has a target (one alone is not asked "who whacks?");
+    else the turn's end (or back to the menu before any attack)."""
+    ready = attackers(game, done)
+    if len(ready) == 1:
+        return Target(ready[0].card, done)
+    if ready:
         return Attack(done, cursor)
     return EndTurn() if done else Playing()
 
 
 def resume(game: Game, phase: Phase) -> Phase:
-    """`phase` again after an interruption, re-checked if it was the attack picker."""
-    return attack_phase(game, phase.done, phase.cursor) if isinstance(phase, Attack) else phase
+    """`phase` again after an interruption or a Fuhgeddaboutit, re-checked against the table.
+
+    The attack picker and a target list are offered again only while they still make sense; a
+    card's picker whose choices went away gives the card back (or its Boost steps back).
+    """
+    if isinstance(phase, Attack):
+        return attack_phase(game, phase.done, phase.cursor)
+    if isinstance(phase, Target):
+        where = game.board.find(phase.attacker)
+        attacker = game.board.mook(phase.attacker) if where is not None else None
+        if attacker is None or phase.attacker in phase.done or not attacker.armed or not targets(game, attacker):
+            return attack_phase(game, phase.done)
+        return phase
+    if isinstance(phase, Picking):
+        return _resume_picking(game, phase)
+    return phase
+
+
+def _resume_picking(game: Game, phase: Picking) -> Phase:
+    if phase.step == "item" and not boostable(game):
+        return resume(game, phase.resume)
+    if phase.step == "mook" and phase.source is not None:
+        offered = [mook.item(slot) for _, mook, slot in boostable(game)]
+        if phase.source not in offered:
+            return replace(phase, step="item", source=None, cursor=0) if offered else resume(game, phase.resume)
+    if phase.step == "mook" and not receivers(game, phase):
+        return resume(game, phase.resume)
+    return phase
 
 
 def whack(game: Game, attacker: str, target: str, done: tuple[str, ...]) -> Step[Game]:
     seat, position = game.board.find(target) or (0, 0)
     whacked = game.board.mooks[seat][position]
     board = game.board.remove_mook(target).to_pile(game.turn, target).to_discard(*whacked.items)
-    play = Whacked(attacker=attacker, by=game.turn, target=whacked, seat=seat, position=position)
     done = (*done, attacker)
-    game = replace(game, board=board, last=play)
+    play = Whacked(attacker=attacker, by=game.turn, target=whacked, seat=seat, position=position, done=done)
+    game = replace(game, board=board, last=play, chain=())
     notice = f"{game.name(target)} whacked: +{board.hits(target)}"
     standing = [other for other in range(len(game.players)) if not board.is_out(other)]
     if board.score(game.turn) >= WIN_SCORE or standing == [game.turn]:
@@ -324,9 +371,10 @@ def discard_evidence(game: Game, phase: Evidence, slot: str) -> Step[Game]:
 
 
 def recruit(game: Game, card: str) -> Step[Game]:
-    """A new Mook in front of the player, face down until their next turn."""
+    """A new Mook in front of the player, face down until their next turn, and secret till then:
+    the shared screen says only that one was recruited."""
     board = game.board.add_mook(game.turn, Mook(card, face_up=False))
-    return step(replace(game, board=board, phase=EndTurn()), f"{game.name(card)} recruited", Sound.CLICK)
+    return step(replace(game, board=board, phase=EndTurn()), f"{game.player} recruited a Mook", Sound.CLICK)
 
 
 def deal(game: Game, card: str) -> Step[Game]:
@@ -346,18 +394,29 @@ def play_item(game: Game, card: str) -> Result:
         if game.board.mooks[game.turn]:
             return Rejected("face-down Mooks take no items")
         return Rejected("no Mook to take an item")
+    return _to_mook(game, picking)
+
+
+def _to_mook(game: Game, picking: Picking) -> Result:
+    """The card's Mook picker, or, when only one Mook can take it, the card goes on that one."""
+    offered = receivers(game, picking)
+    if len(offered) == 1:
+        return pick(game, picking, offered[0][1].card)
     return step(replace(game, phase=picking), "", Sound.CLICK)
 
 
 def play_action(game: Game, card: Card) -> Result:
+    """An action card of the player whose turn it is (a Fuhgeddaboutit is anyone's, see below)."""
     phase = game.phase
     if card.effect == FUGAZI:
-        if not any(mook.face_up for row in game.board.mooks for mook in row):
+        if not receivers(game, Picking(card.id, "mook", phase)):
             return Rejected("no face-up Mook for a Fugazi")
         return step(replace(game, phase=Picking(card.id, "slot", phase)), "", Sound.CLICK)
     if card.effect == BOOST:
         if not boostable(game):
             return Rejected("no item to boost")
+        if not receivers(game, Picking(card.id, "mook", phase)):
+            return Rejected("no face-up Mook to take it")
         return step(replace(game, phase=Picking(card.id, "item", phase)), "", Sound.CLICK)
     if card.effect == I_KNOW_A_GUY:
         if not [known for known in game.board.discard if known != card.id]:
@@ -369,12 +428,9 @@ def play_action(game: Game, card: Card) -> Result:
 def pick(game: Game, phase: Picking, value: str | None) -> Result:
     card = game.board.cards[phase.card]
     if phase.step == "slot":
-        return step(replace(game, phase=replace(phase, step="mook", slot=value, cursor=0)), "", Sound.CLICK)
+        return _to_mook(game, replace(phase, step="mook", slot=value, cursor=0))
     if phase.step == "item":
-        chosen = replace(phase, step="mook", source=value, cursor=0)
-        if not receivers(game, chosen):
-            return Rejected("no face-up Mook to take it")
-        return step(replace(game, phase=chosen), "", Sound.CLICK)
+        return _to_mook(game, replace(phase, step="mook", source=value, cursor=0))
     if phase.step == "discard":
         taken = game.board.from_discard(value) if value else game.board
         notice = f"{game.name(value)} to hand" if value else "Take the card from discards"
@@ -406,7 +462,7 @@ def finish_play(game: Game, discarded: str | None, play: CardPlay, then: Phase, 
         notice = f"{notice}; discards reshuffled"
     if discarded is not None:
         board = board.to_discard(discarded)
-    game = replace(game, board=board, last=play)
+    game = replace(game, board=board, last=play, chain=())
     return step(replace(game, phase=resume(game, then)), notice, Sound.CLICK)
 
 
@@ -414,38 +470,45 @@ def finish_play(game: Game, discarded: str | None, play: CardPlay, then: Phase, 
 
 
 def fuhgeddaboutit(game: Game, card: str) -> Result:
-    """Any player, any time: the first opens a chain against the last play, the next ones join it."""
-    phase = game.phase
-    if isinstance(phase, Chain):
-        chain = replace(phase, cards=(*phase.cards, card))
-    elif not isinstance(phase, (*RESTING, Evidence, Over)):
-        return Rejected(FINISH_FIRST if not isinstance(phase, Deal) else "nothing to cancel")
-    elif game.last is None:
-        return Rejected("nothing to cancel")
-    else:
-        chain = Chain((card,), phase)
-    notice = f"Fuhgeddaboutit x{len(chain.cards)}"
-    if card in game.board.discard:
-        game = replace(game, board=replace(game.board, discard=()))
-        notice += "; discards reshuffled"
-    return step(replace(game, phase=chain), notice, Sound.CLICK)
+    """Any player, any time, in any phase: cancel the last play, or reverse the Fuhgeddaboutit before.
 
-
-def settle(game: Game, chain: Chain) -> Step[Game]:
-    """An odd chain cancels the last play, an even one lets it stand; the chain's cards are discarded."""
+    It takes effect at once and goes to the discard pile; the chain's parity decides: odd, the
+    play is cancelled; even, it stands. The chain stays open until the next play, the next
+    whack or the end of the turn; the phase goes on (re-checked against the table).
+    """
     play = game.last
-    board = game.board.to_discard(*chain.cards)
     if play is None:
-        return step(replace(game, board=board, phase=resume(game, chain.resume)), "", Sound.CLICK)
-    what = play.describe(board)
-    then = chain.resume
-    if len(chain.cards) % 2 == 0:
-        game = replace(game, board=board, last=None)
-        return step(replace(game, phase=resume(game, then)), f"Stands: {what}", Sound.CLICK)
-    game = replace(game, board=play.cancel(board), last=None)
-    if isinstance(play, Whacked) and isinstance(then, Evidence | Over):
-        then = Attack(then.done)
-    return step(replace(game, phase=resume(game, then)), f"Cancelled: {what}", Sound.CLICK)
+        return Rejected("nothing to cancel")
+    board, notice = game.board, ""
+    if card in board.discard:
+        board, notice = replace(board, discard=()), "; discards reshuffled"
+    chain = (*game.chain, card)
+    cancelled = len(chain) % 2 == 1
+    board = board.to_discard(card)
+    board = play.cancel(board) if cancelled else play.redo(board)
+    picked = game.phase.card if isinstance(game.phase, Picking) else None
+    if picked is not None and board.in_play(picked):  # the card in hand cannot come back to the table
+        return Rejected(f"{fit(game.name(picked), 20)} is being played")
+    game = replace(game, board=board, chain=chain)
+    game = replace(game, phase=_after_chain(game, play, cancelled))
+    verdict = "cancelled" if cancelled else "stands"
+    return step(game, f"Fuhgeddaboutit x{len(chain)}: {verdict}{notice}", Sound.CLICK)
+
+
+def _after_chain(game: Game, play: Play, cancelled: bool) -> Phase:
+    """Where play goes on after a Fuhgeddaboutit: a cancelled whack needs no evidence (its attack
+    is spent) and ends no game; standing again, it wins again or asks for its evidence again."""
+    phase = game.phase
+    if isinstance(play, Whacked):
+        if cancelled and isinstance(phase, Evidence | Over):
+            return attack_phase(game, play.done)
+        if not cancelled:
+            standing = [seat for seat in range(len(game.players)) if not game.board.is_out(seat)]
+            if game.board.score(play.by) >= WIN_SCORE or standing == [play.by]:
+                return Over(play.by, play.done)
+            if play.evidence is None:
+                return Evidence(play.attacker, play.done)
+    return resume(game, phase)
 
 
 # --- the phase table -----------------------------------------------------------------
@@ -461,7 +524,7 @@ PHASES: dict[type, Stage[Game]] = {
     Target: Stage(
         _choosing(
             lambda game, phase, value: whack(game, phase.attacker, value or "", phase.done),
-            lambda game, phase: step(replace(game, phase=Attack(phase.done)), "", Sound.CLICK),
+            _target_back,
         ),
         screens.target,
     ),
@@ -472,10 +535,10 @@ PHASES: dict[type, Stage[Game]] = {
         ),
         screens.evidence,
     ),
-    EndTurn: Stage(_end_turn, screens.end_turn),
+    EndTurn: Stage(_choosing(_end_turn_chosen, _refuse("the action is taken: OK ends turn"), _end_turn_tap), screens.end_turn),
+    Discard: Stage(_discarding, screens.discard),
     Picking: Stage(_choosing(pick, back_from_picking), screens.picking),
     Reading: Stage(_reading, screens.reading),
-    Chain: Stage(_chain, screens.chain),
     Over: Stage(_over, screens.over),
 }
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from box.games.base import View
 from box.games.dead_fellas.state import (
     Attack,
-    Chain,
+    EndTurn,
     Evidence,
     Game,
     Over,
@@ -70,15 +70,18 @@ def evidence(game: Game) -> View:
 
 
 def end_turn(game: Game) -> View:
+    """The hand limit, then "Next player" / "Discard cards"."""
+    phase = expect(game.phase, EndTurn)
     keep = len(game.board.mooks[game.turn])
-    lines = (
-        f"Keep at most {keep} card{'s' if keep != 1 else ''}",
-        "in hand; tap discards",
-        "(optional).",
-        "OK: next player",
-        scoreline(game),
-    )
-    return View(title=f"{_player(game)}: end of turn", lines=lines, notice=game.notice)
+    labels = tuple(choice.label for choice in choices(game))
+    lines = (f"Keep at most {keep} card{'s' if keep != 1 else ''}", *labels, scoreline(game))
+    cursor = 1 + Picker(labels, phase.cursor).cursor
+    return View(title=f"{_player(game)}: end of turn", lines=lines, cursor=cursor, notice=game.notice)
+
+
+def discard(game: Game) -> View:
+    lines = ("Tap cards to discard", "(not played)", "OK: next player", "BACK: back", scoreline(game))
+    return View(title=f"{_player(game)}: discard", lines=lines, notice=game.notice)
 
 
 def picking(game: Game) -> View:
@@ -90,15 +93,6 @@ def reading(game: Game) -> View:
     phase = expect(game.phase, Reading)
     card = game.board.cards[phase.card]
     return View(title=fit(card.name), lines=(*wrap(card.text, TEXT_LINES - 1), "OK: done"), notice=game.notice)
-
-
-def chain(game: Game) -> View:
-    chain = expect(game.phase, Chain)
-    count = len(chain.cards)
-    what = game.last.describe(game.board) if game.last else "nothing"
-    verdict = "cancelled" if count % 2 else "stands"
-    lines = (fit(what), f"{count} played: {verdict}", "Tap another to flip", "OK: settle", "BACK: take last back")
-    return View(title=f"Fuhgeddaboutit x{count}", lines=lines, notice=game.notice)
 
 
 def over(game: Game) -> View:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from box.games.dead_fellas.cards import BOOST, FUGAZI, SLOTS, Card
+from box.games.dead_fellas.cards import BOOST, SLOTS, Card
 from box.games.kit import fit, set_at
 from box.words import LINE_CHARS
 
@@ -197,6 +197,15 @@ class Equipped:
     def cancel(self, board: Board) -> Board:
         return board.restore(self.mook, self.slot, self.replaced).to_discard(self.card)
 
+    def redo(self, board: Board) -> Board:
+        """The play again after a cancel (a second Fuhgeddaboutit reversed the first)."""
+        board = board.from_discard(self.card).put_mook(board.mook(self.mook).with_item(self.slot, self.card))
+        return board.to_discard(self.replaced) if self.replaced is not None else board
+
+    def applied(self, board: Board) -> bool | None:
+        """Whether the board shows the play (None when the box cannot tell)."""
+        return board.find(self.mook) is not None and board.mook(self.mook).item(self.slot) == self.card
+
 
 @dataclass(frozen=True)
 class Boosted:
@@ -216,11 +225,20 @@ class Boosted:
         board = board.restore(self.target, self.slot, self.replaced)
         return board.put_mook(board.mook(self.source).with_item(self.slot, self.item))
 
+    def redo(self, board: Board) -> Board:
+        board = board.put_mook(board.mook(self.source).with_item(self.slot, None))
+        board = board.put_mook(board.mook(self.target).with_item(self.slot, self.item))
+        return board.to_discard(self.replaced) if self.replaced is not None else board
+
+    def applied(self, board: Board) -> bool | None:
+        return board.mook(self.target).item(self.slot) == self.item
+
 
 @dataclass(frozen=True)
 class Whacked:
     """The Mook `attacker` (seat `by`) whacked `target` (seat `seat`, at `position`).
 
+    `done` are the Mooks that have attacked in this Whack action, the attacker included;
     `evidence` is the attacker's item discarded afterwards (None until chosen).
     """
 
@@ -229,6 +247,7 @@ class Whacked:
     target: Mook  # as it stood, with its items
     seat: int
     position: int
+    done: tuple[str, ...] = ()
     evidence: str | None = None
     evidence_slot: str | None = None
 
@@ -243,6 +262,15 @@ class Whacked:
             attacker = board.mook(self.attacker).with_item(self.evidence_slot, self.evidence)
             board = board.from_discard(self.evidence).put_mook(attacker)
         return board
+
+    def redo(self, board: Board) -> Board:
+        board = board.remove_mook(self.target.card).to_pile(self.by, self.target.card).to_discard(*self.target.items)
+        if self.evidence is not None and self.evidence_slot is not None:
+            board = board.equip(self.attacker, self.evidence_slot, None)
+        return board
+
+    def applied(self, board: Board) -> bool | None:
+        return self.target.card in board.piles[self.by]
 
 
 @dataclass(frozen=True)
@@ -262,6 +290,12 @@ class TookFromDiscard:
             return board
         return board.to_discard(self.taken)
 
+    def redo(self, board: Board) -> Board:
+        return board.from_discard(self.taken) if self.taken is not None else board
+
+    def applied(self, board: Board) -> bool | None:
+        return None  # a reshuffle may have emptied the known discard pile
+
 
 @dataclass(frozen=True)
 class TablePlayed:
@@ -275,6 +309,12 @@ class TablePlayed:
     def cancel(self, board: Board) -> Board:
         return board
 
+    def redo(self, board: Board) -> Board:
+        return board
+
+    def applied(self, board: Board) -> bool | None:
+        return None
+
 
 CardPlay = Equipped | Boosted | TookFromDiscard | TablePlayed  # a play made with a Mafia card
 Play = CardPlay | Whacked
@@ -285,6 +325,7 @@ Play = CardPlay | Whacked
 WIN_SCORE = 10
 DEALT_MOOKS = 3
 ACTIONS = (("whack", "Whack"), ("draw", "Draw a card"), ("recruit", "Recruit a Mook"))
+TURN_END = (("next", "Next player"), ("discard", "Discard cards"))
 
 
 @dataclass(frozen=True)
@@ -332,7 +373,14 @@ class Evidence:
 
 @dataclass(frozen=True)
 class EndTurn:
-    """Discard down to the hand limit, then OK passes the turn."""
+    """Discard down to the hand limit (trusted), then "Next player" passes the turn or "Discard cards"."""
+
+    cursor: int = 0
+
+
+@dataclass(frozen=True)
+class Discard:
+    """The discard step: every Mafia card tapped goes to the discard pile unplayed; OK passes the turn."""
 
 
 @dataclass(frozen=True)
@@ -360,14 +408,6 @@ class Reading:
 
 
 @dataclass(frozen=True)
-class Chain:
-    """Fuhgeddaboutits played against the last play, in order; OK settles the chain."""
-
-    cards: tuple[str, ...]
-    resume: Phase
-
-
-@dataclass(frozen=True)
 class Over:
     """`winner` has won; the winning whack can still be cancelled by a Fuhgeddaboutit."""
 
@@ -375,13 +415,18 @@ class Over:
     done: tuple[str, ...] = ()
 
 
-Phase = Deal | Playing | Recruit | Attack | Target | Evidence | EndTurn | Picking | Reading | Chain | Over
+Phase = Deal | Playing | Recruit | Attack | Target | Evidence | EndTurn | Discard | Picking | Reading | Over
 RESTING = (Playing, Attack, EndTurn)  # phases where a Mafia action card may be played
 
 
 @dataclass(frozen=True)
 class Game:
-    """A game of Dead Fellas: `turn` is the seat playing (or being dealt)."""
+    """A game of Dead Fellas: `turn` is the seat playing (or being dealt).
+
+    `last` is the play a Fuhgeddaboutit answers and `chain` the Fuhgeddaboutits played against
+    it so far: an odd chain has cancelled it, an even one lets it stand. Both are open until
+    the next play, the next whack or the end of the turn (RULINGS 5).
+    """
 
     players: tuple[str, ...]
     board: Board
@@ -389,6 +434,7 @@ class Game:
     turn: int = 0
     items_on_opponents: bool = False
     last: Play | None = None
+    chain: tuple[str, ...] = ()
     notice: str = ""
 
     @property
@@ -445,20 +491,16 @@ def targets(game: Game, attacker: Mook) -> tuple[tuple[int, Mook], ...]:
 
 def receivers(game: Game, picking: Picking) -> tuple[tuple[int, Mook], ...]:
     """The face-up Mooks that may receive the card being played."""
+    # the current player's own Mooks (a Boost takes an opponent's item onto one of them); with
+    # items_on_opponents an item or a Fugazi may go on anyone's
     card = game.board.cards[picking.card]
-    if card.effect == BOOST:
-        source = game.board.owner(picking.source) if picking.source else None
-        seats = tuple(seat for seat in game.seats_from_turn() if seat != source)
-    elif card.effect == FUGAZI or game.items_on_opponents:
-        seats = game.seats_from_turn()
-    else:
-        seats = (game.turn,)
+    seats = game.seats_from_turn() if game.items_on_opponents and card.effect != BOOST else (game.turn,)
     return tuple((seat, mook) for seat in seats for mook in game.board.mooks[seat] if mook.face_up)
 
 
 def boostable(game: Game) -> tuple[tuple[int, Mook, str], ...]:
-    """Every item on a face-up Mook, as (seat, Mook, slot), opponents of the current player first."""
-    seats = (*game.seats_from_turn()[1:], game.turn)
+    """Every item on an opponent's face-up Mook, as (seat, Mook, slot), clockwise from the current player."""
+    seats = game.seats_from_turn()[1:]
     return tuple(
         (seat, mook, slot)
         for seat in seats
@@ -487,6 +529,8 @@ def choices(game: Game) -> tuple[Choice, ...]:
         return tuple(Choice(fit(f"{slot}: {game.name(attacker.item(slot) or '')}"), slot) for slot in SLOTS)
     if isinstance(phase, Picking):
         return picking_choices(game, phase)
+    if isinstance(phase, EndTurn):
+        return tuple(Choice(label, value) for value, label in TURN_END)
     return ()
 
 
@@ -535,5 +579,5 @@ def dump(game: Game) -> dict[str, Any]:
         "discard_pile": list(board.discard),
         "mook_deck": board.mooks_left(),
         "out": [name for seat, name in enumerate(game.players) if board.is_out(seat)],
-        "chain": list(phase.cards) if isinstance(phase, Chain) else [],
+        "chain": list(game.chain),
     }

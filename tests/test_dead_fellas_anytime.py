@@ -1,0 +1,174 @@
+"""Dead Fellas: Fuhgeddaboutit at any time, chains open until the next dependent action,
+the secret recruit, and the inputs the box spares (through `RULES.apply`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from box.games.base import Press, Rejected, Setup, Step, Tap
+from box.games.dead_fellas import RULES
+
+DECK = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
+OK, BACK, DOWN = Press("ok"), Press("back"), Press("down")
+
+
+def accept(game, *actions):
+    for action in actions:
+        result = RULES.apply(game, action)
+        assert isinstance(result, Step), f"{action} rejected: {getattr(result, 'reason', '')}"
+        game = result.state
+    return game
+
+
+def refuse(game, action) -> str:
+    before = RULES.dump(game)
+    result = RULES.apply(game, action)
+    assert isinstance(result, Rejected), f"{action} was accepted"
+    assert RULES.dump(game) == before
+    return result.reason
+
+
+def tap(card: str) -> Tap:
+    return Tap("middle", card)
+
+
+def dealt(players=("Ann", "Bob"), **options: str):
+    """Ann: Paulie 3, Sal 1, Vinnie 2; Bob: Tony 1, Joey 2, Carmine 3; Ann's turn."""
+    game = RULES.new(Setup(tuple(players), options), DECK)
+    return accept(game, *(tap(card) for card in ("dfm03", "dfm01", "dfm02", "dfm04", "dfm05", "dfm06")))
+
+
+def armed_paulie():
+    """Paulie with Tommy Gun, Tuxedo, Hearse (12 hits), the only armed Mook."""
+    return accept(dealt(), tap("dfw01"), OK, tap("dfd01"), OK, tap("dfv01"), OK)
+
+
+def dump(game):
+    return RULES.dump(game)
+
+
+# -- Fuhgeddaboutit in every phase -----------------------------------------------------------
+
+
+def test_nothing_to_cancel_during_the_deal_and_after_the_turn():
+    game = RULES.new(Setup(("Ann", "Bob")), DECK)
+    assert refuse(game, tap("dfx01")) == "nothing to cancel"
+    game = accept(armed_paulie(), DOWN, OK, OK)  # Draw, end of turn
+    assert refuse(game, tap("dfx01")) == "nothing to cancel"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "phase", "then"),
+    [
+        ((tap("dfw02"),), "picking", "picking"),  # an item waits for its Mook
+        ((tap("dft01"),), "reading", "reading"),  # a table-resolved card's text (that card is cancelled)
+        ((DOWN, DOWN, OK), "recruit", "recruit"),
+        ((DOWN, OK), "endturn", "endturn"),
+        ((OK,), "target", "playing"),  # Paulie picks a target; without the Hearse he is unarmed: the menu
+    ],
+)
+def test_a_fuhgeddaboutit_is_taken_in_every_phase(inputs, phase, then):
+    game = accept(armed_paulie(), *inputs)
+    assert dump(game)["phase"] == phase
+    after = accept(game, tap("dfx01"))
+    assert dump(after)["phase"] == then
+    assert dump(after)["chain"] == ["dfx01"]
+    if phase != "reading":
+        assert dump(after)["mooks"]["Ann"][0]["items"]["vehicle"] is None  # the Hearse is cancelled
+
+
+def test_a_chain_alternates_with_its_parity_whatever_the_phase():
+    game = accept(armed_paulie(), OK, OK)  # Paulie whacks Tony: the evidence choice is open
+    assert dump(game)["phase"] == "evidence" and dump(game)["score"]["Ann"] == 1
+    for count, card in enumerate(("dfx01", "dfx02", "dfx03", "dfx04", "dfx05"), start=1):
+        game = accept(game, tap(card))
+        assert dump(game)["score"]["Ann"] == (0 if count % 2 else 1)
+        assert len(dump(game)["mooks"]["Bob"]) == (3 if count % 2 else 2)
+        assert dump(game)["phase"] == ("endturn" if count % 2 else "evidence")
+
+
+def test_a_whack_cancelled_after_its_evidence_returns_the_evidence_and_comes_back_without_it():
+    game = accept(armed_paulie(), OK, OK, OK)  # whacks Tony, ditches the Tommy Gun
+    game = accept(game, tap("dfx01"))
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
+    game = accept(game, tap("dfx02"))
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] is None
+    assert dump(game)["score_piles"]["Ann"] == ["dfm04"]
+
+
+def test_the_next_play_closes_the_chain_and_the_next_fuhgeddaboutit_answers_it():
+    game = accept(armed_paulie(), tap("dfx01"))  # the Hearse cancelled
+    game = accept(game, tap("dfv02"), OK)  # Getaway Sedan on Paulie: a new play
+    assert dump(game)["chain"] == []
+    game = accept(game, tap("dfx02"))
+    mook = dump(game)["mooks"]["Ann"][0]
+    assert mook["items"]["vehicle"] is None and dump(game)["discard_pile"][-1] == "dfv02"
+
+
+def test_in_the_discard_step_every_tap_discards_even_a_fuhgeddaboutit():
+    game = accept(armed_paulie(), DOWN, OK, DOWN, OK)  # Draw, then "Discard cards"
+    assert dump(game)["phase"] == "discard"
+    game = accept(game, tap("dfx01"), tap("dfg01"), tap("dfw02"))
+    assert dump(game)["discard_pile"] == ["dfx01", "dfg01", "dfw02"]
+    assert dump(game)["mooks"]["Ann"][0]["items"]["vehicle"] == "dfv01"  # nothing was cancelled
+    assert refuse(game, tap("dfx01")) == "Fuhgeddaboutit is discarded"
+    assert refuse(game, tap("dfw01")) == "Tommy Gun is in play"
+    assert refuse(game, tap("dfm10")) == "Mooks are not discarded"
+    assert dump(accept(game, BACK))["phase"] == "endturn"
+    assert dump(accept(game, OK))["current_player"] == "Bob"
+
+
+# -- the secret recruit ---------------------------------------------------------------------
+
+
+def test_a_recruit_is_announced_without_its_name_and_named_when_it_turns_up():
+    game = accept(dealt(), DOWN, DOWN, OK, tap("dfm10"))
+    screen = RULES.view(game)
+    assert screen.notice == "Ann recruited a Mook"
+    assert "Nicky" not in " ".join((screen.title, *screen.lines, screen.notice))
+    game = accept(game, OK, DOWN, OK, OK)  # Bob draws
+    assert RULES.view(game).notice == "Nicky turned up"
+
+
+# -- inputs the box spares ------------------------------------------------------------------
+
+
+def alone(game, seat: int = 0):
+    """`game` where `seat` keeps only its first Mook."""
+    board = game.board
+    mooks = tuple(row[:1] if index == seat else row for index, row in enumerate(board.mooks))
+    return replace(game, board=replace(board, mooks=mooks))
+
+
+def test_an_item_with_one_mook_to_take_it_goes_on_at_the_tap():
+    game = accept(alone(dealt()), tap("dfw01"))
+    assert dump(game)["phase"] == "playing"
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
+
+
+def test_a_fugazi_offers_only_the_players_own_mooks():
+    game = accept(alone(dealt()), tap("dff01"), OK)  # a weapon: Paulie, the only own Mook
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dff01"
+    assert all(mook["items"]["weapon"] is None for mook in dump(game)["mooks"]["Bob"])
+
+
+def test_a_boost_takes_an_opponents_item_only_onto_the_players_own_mooks():
+    game = accept(dealt(), tap("dfw01"), OK)  # Ann's own Tommy Gun cannot be boosted
+    assert refuse(game, tap("dfb01")) == "no item to boost"
+    game = accept(game, DOWN, OK, OK)  # Ann draws; Bob's turn
+    game = accept(game, tap("dfw02"), OK)  # Bob: Snub Nose on Tony
+    game = accept(alone(game, seat=1), DOWN, OK, OK)  # Bob keeps only Tony; Ann's turn
+    game = accept(game, tap("dfb01"))  # the items offered: Bob's Snub Nose only
+    labels = RULES.view(game).lines
+    assert len(labels) == 1 and "Snub Nose" in labels[0]
+    game = accept(game, OK)  # onto which of Ann's Mooks? Paulie, Sal, Vinnie
+    assert len(RULES.view(game).lines) == 3
+
+
+def test_one_armed_mook_is_not_asked_who_whacks_and_back_goes_to_the_menu():
+    game = accept(armed_paulie(), OK)
+    assert dump(game)["phase"] == "target"
+    assert dump(accept(game, BACK))["phase"] == "playing"
