@@ -105,6 +105,7 @@ def assemble(
         )
         if root is None:
             load_roster(box)  # the phone page's names and default options (roster.json)
+        box.writer = lambda request: parts.readers[request.reader].request_write(request)
     except BaseException:
         parts.close()
         if journal is not None:

@@ -2,10 +2,14 @@
 
 `Enrolment` is a pure screen-state object (the same shape as the self-test):
 it walks the game's deck in file order, shows the card to tap and a progress
-bar, and enrols the tag laid on any reader. A tag that already belongs to
-another card is refused, naming that card. The tag map is saved after every
-enrolment, so the owner can stop at any time and resume later from the first
-card without a tag.
+bar, and enrols the tag laid on any reader. On a box with readers it writes the
+card's record onto the tag (through the reader side: `WriteCard` out, `CardWritten`
+back) and enrols the tag once the write is verified; a tag that cannot carry a
+record (locked, MIFARE Classic, full) is kept in the tag map only, and the screen
+says which; a tag lifted during the write is written again on its next tap. A tag
+that already names another card is refused, naming that card, until OK confirms
+overwriting it. The tag map is saved after every enrolment, so the owner can stop
+at any time and resume later from the first card without a tag.
 
 The Box shows it from its menu; `gravebox enroll GAME` (box/commands/enroll.py) runs it
 as the root screen of the same loop. `export_tags` and `import_tags` move a game's tags
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from box.cards import Deck
 from box.errors import ConfigError, read_text
 from box.games.base import View
+from box.ports.nfc.tagio import CardWritten, WriteCard, WriteOutcome
 from box.screen import BaseScreen, Card
 from box.tags import TagMap
 from box.words import UID_LENGTHS, Sound
@@ -90,6 +95,12 @@ class Enrolment(BaseScreen):
         self.notice_until = 0.0
         self.offline: dict[str, str] = {}
         self.enrolled = 0
+        self.written: set[str] = set()
+        """Cards whose record this walk wrote onto their tag (and read back)."""
+        self.map_only: dict[str, str] = {}
+        """Cards whose tag cannot carry a record (kept in the tag map only), and why."""
+        self.overwrite: tuple[str, bytes] | None = None
+        """(reader, uid) of a tag refused for naming another card: OK overwrites it."""
         self._messages: list[str] = []
 
     # ----- where we are -------------------------------------------------------------------
@@ -104,7 +115,9 @@ class Enrolment(BaseScreen):
 
     @property
     def done(self) -> int:
-        """How many of the deck's cards have a tag."""
+        """How many of the deck's cards have a tag (walking the deck again: how many this walk wrote)."""
+        if self.every_card:
+            return len((self.written | set(self.map_only)) & set(self.ids))
         return sum(1 for card_id in self.ids if self.has_tag(card_id))
 
     def missing(self) -> list[str]:
@@ -127,6 +140,10 @@ class Enrolment(BaseScreen):
             self.move(max(0, self.cursor - 1))
         elif button == "down":
             self.move(min(len(self.ids), self.cursor + 1))
+        elif button == "ok" and self.overwrite is not None:
+            reader, uid = self.overwrite
+            self.overwrite = None
+            self.write(reader, uid, now, overwrite=True)
         elif button == "ok":
             self.move(self.next_missing(0))
         elif button == "back":
@@ -135,7 +152,7 @@ class Enrolment(BaseScreen):
     def move(self, cursor: int) -> None:
         if cursor != self.cursor:
             self.cursor = cursor
-            self.notice = ""
+            self.notice, self.overwrite = "", None
             self._sounds.append(Sound.CLICK)
 
     def next_missing(self, start: int) -> int:
@@ -143,36 +160,81 @@ class Enrolment(BaseScreen):
         return next((i for i in range(start, len(self.ids)) if not self.has_tag(self.ids[i])), len(self.ids))
 
     def tag(self, reader: str, uid: bytes, card: Card | None, now: float) -> None:
-        """A tag laid on a reader: enrol it as the current card, or say why not."""
+        """A tag laid on a reader: write and enrol it as the current card, or say why not.
+
+        `card` is what the Box knows the tag as: the card its record names, else the tag map's.
+        """
         card_id = self.current
-        owner = self.tags.lookup(uid)
+        owner = card if card is not None else self.tags.lookup(uid)
         if card_id is None:
             where = f" (it is {self.name_of(*owner)})" if owner else ""
             self.refuse(f"Every card walked{where}: UP goes back", now)
             return
+        if owner is not None and owner != (self.game, card_id):
+            self.refuse_other(reader, uid, owner, now)
+            return
+        self.write(reader, uid, now)
+
+    def refuse_other(self, reader: str, uid: bytes, owner: Card, now: float) -> None:
+        self.overwrite = (reader, uid)
+        self.refuse(f"tag already {self.name_of(*owner)} ({owner[0]}): OK overwrites", now)
+
+    def write(self, reader: str, uid: bytes, now: float, overwrite: bool = False) -> None:
+        """Ask the reader side to write the current card on the tag; without readers, map it at once."""
+        card_id = self.current
+        if card_id is None:
+            return
+        request = WriteCard(reader, uid, (self.game, card_id), overwrite)
         name = self.deck.name_of(card_id)
-        if owner == (self.game, card_id):
+        if self.host is not None and self.host.request_write(request):
+            self.say(f"Writing {name}...", now)
+        elif self.tags.lookup(uid) == (self.game, card_id):
             self.say(f"Already {name}", now)
             self._sounds.append(Sound.CLICK)
             self.advance_after(card_id)
+        else:
+            self.enrol(reader, uid, card_id, now, f"{name}: enrolled")
+
+    def card_written(self, result: CardWritten, now: float) -> None:
+        """The reader side's answer: enrol the tag, keep it in the map only, or ask again."""
+        game, card_id = result.card
+        if game != self.game or card_id not in self.deck:
             return
-        if owner is not None:
-            self.refuse(f"tag already {self.name_of(*owner)} ({owner[0]})", now)
-            return
+        name = self.deck.name_of(card_id)
+        if result.outcome is WriteOutcome.WRITTEN:
+            self.written.add(card_id)
+            self.map_only.pop(card_id, None)
+            self.enrol(result.reader, result.uid, card_id, now, f"{name}: written")
+        elif result.outcome is WriteOutcome.NOT_WRITABLE:
+            if self.enrol(result.reader, result.uid, card_id, now, f"{name}: tag map only ({result.message})"):
+                self.map_only[card_id] = result.message
+        elif result.outcome is WriteOutcome.OTHER_CARD and result.other is not None:
+            self.refuse_other(result.reader, result.uid, result.other, now)
+        elif result.outcome is WriteOutcome.TORN:
+            self.refuse(f"{name}: lifted too soon, lay it again", now)
+        else:
+            self.refuse(f"{name}: lay the tag again", now)
+
+    def enrol(self, reader: str, uid: bytes, card_id: str, now: float, said: str) -> bool:
+        """Map the tag to the card (over whatever it was) and save the map; False when not saved."""
         before = dict(self.tags.cards)
+        self.tags.cards.pop(uid, None)
         self.tags.enrol(uid, self.game, card_id)
         if self.path is not None:
             try:
                 self.tags.save(self.path)
             except OSError as problem:
-                self.tags.cards = before
+                self.tags.cards.clear()
+                self.tags.cards.update(before)
                 self.refuse(f"Not saved: {problem.strerror or problem}", now)
-                return
+                return False
         self.enrolled += 1
-        self.say(f"{name}: enrolled", now)
-        self._messages.append(f"{name} ({card_id}): tag {uid.hex()} from reader {reader}")
+        self.say(said, now)
+        self._messages.append(f"{said} ({card_id}): tag {uid.hex()} from reader {reader}")
         self._sounds.append(Sound.RIGHT)
-        self.advance_after(card_id)
+        if card_id == self.current:
+            self.advance_after(card_id)
+        return True
 
     def advance_after(self, card_id: str) -> None:
         index = self.ids.index(card_id)

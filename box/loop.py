@@ -27,6 +27,7 @@ from box.games.base import View
 from box.hardware import Parts
 from box.ports.buttons import Edge, PressDetector
 from box.ports.nfc.reader import CardPlaced, ReaderStatus
+from box.ports.nfc.tagio import CardWritten
 from box.service import Box
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,9 @@ class BoxLoop:
                 self.box.button(press.button, press.kind, now)
         elif isinstance(event, CardPlaced):
             self.last_tags[event.reader] = event.uid.hex()
-            self.box.card_placed(event.reader, event.uid, now, event.lying)
+            self.box.card_placed(event.reader, event.uid, now, event.lying, event.card)
+        elif isinstance(event, CardWritten):
+            self.box.card_written(event, now)
         elif isinstance(event, ReaderStatus):
             self.box.reader_status(event.reader, event.online, event.message, now)
         elif isinstance(event, ControlCommand):

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from box.games.base import View
+    from box.ports.nfc.tagio import WriteCard
 
 Card = tuple[str, str]  # (game, card id), as the tag map knows it
 
@@ -78,6 +79,8 @@ class Host(Protocol):
     def reject(self, reason: str, now: float) -> None: ...
 
     def refuse_card(self, card: Card | None, now: float) -> None: ...
+
+    def request_write(self, request: WriteCard) -> bool: ...
 
 
 class BaseScreen:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from textwrap import wrap
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
@@ -38,6 +39,7 @@ from box.games.base import Chug, Countdown, Setup, Step, View
 from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
+from box.ports.nfc.tagio import CardWritten, WriteCard
 from box.roster import PLAYER, STARTED, UPLOADED_DECKS, Roster
 from box.screen import Card, Screen
 from box.session import GameSession
@@ -128,6 +130,8 @@ class Box:
         self.flash_until = 0.0
         self.power_off_requested = False
         self.joined: list[str] = []  # names whose player token was laid on a reader at the setup
+        self.writer: Callable[[WriteCard], None] | None = None
+        """Hands a card-record write to the reader side (set by the composition root); None: no readers."""
         self.care = ScreenCare(contrast=settings.contrast)  # dims and blanks the OLED when idle
         self.waking: set[str] = set()  # buttons whose press only woke the screen
         sound = journal.get("sound") or {}
@@ -343,21 +347,32 @@ class Box:
                 self.waking.add(button)
         self.top.edge(button, pressed, now)
 
-    def card_placed(self, reader: str, uid: bytes, now: float, lying: bool = False) -> None:
+    def card_placed(
+        self, reader: str, uid: bytes, now: float, lying: bool = False, record: Card | None = None
+    ) -> None:
         """A card laid on a reader (the driver reports each placement once); `lying`: it was
-        already there when the reader (re)connected."""
-        with self.guarded(now):
-            self.handle_card(reader, uid, now, lying)
+        already there when the reader (re)connected; `record`: the card its tag's record names.
 
-    def handle_card(self, reader: str, uid: bytes, now: float, lying: bool) -> None:
+        The record wins over the tag map (a card written on any box is known here); the map
+        is the fallback for tags without one. A record naming a card this box's decks do not
+        have is an unknown card, saying which.
+        """
+        with self.guarded(now):
+            self.handle_card(reader, uid, now, lying, record)
+
+    def handle_card(self, reader: str, uid: bytes, now: float, lying: bool, record: Card | None = None) -> None:
         top = self.top
         if self.care.input(now) and not top.raw_tags:  # the screen was dimmed or dark: not an action
             self.say("Awake: lift the card, tap again", now)
             return
-        card = self.tags.lookup(uid)
+        card = self.tags.lookup(uid) if record is None else record
+        missing = self.not_in_decks(record) if record is not None else ""
         if not top.raw_tags:
             if lying:  # there before the reader (re)connected: tapped before a power cut or an unplug, not now
                 self.reject(f"Card left on reader {reader}: lift it, tap again", now)
+                return
+            if missing:
+                self.unknown_card(uid, now, missing)
                 return
             if card is None:
                 self.unknown_card(uid, now)
@@ -395,12 +410,41 @@ class Box:
                 names.append(name)
         return names
 
-    def unknown_card(self, uid: bytes, now: float) -> None:
-        self.reject(f"Unknown card {uid.hex()}", now)
-        self.flash = View(
-            "Unknown card",
-            (uid.hex(), "This tag is in no", "deck of this box.", "Enrol it: gravebox", "enroll GAME"),
+    def not_in_decks(self, card: Card) -> str:
+        """Why a card a tag's record names is not one of this box's (empty when it is)."""
+        game, card_id = card
+        if game not in GAMES:
+            return f"its game {game!r} is not on this box"
+        try:
+            deck = self.deck(game)
+        except Exception as problem:  # a deck file that will not load: say so, keep the box usable
+            log.error("deck %s: %s", game, problem)
+            return f"the {game} deck will not load"
+        return "" if card_id in deck else f"{game} {card_id} is not in this box's deck"
+
+    def card_written(self, result: CardWritten, now: float) -> None:
+        """The reader side's answer to a write request: for the screen that asked (enrolment)."""
+        answer = getattr(self.top, "card_written", None)
+        if answer is None:
+            log.info("a card write answered after its screen closed: %s", result)
+            return
+        answer(result, now)
+        self.settle()
+
+    def request_write(self, request: WriteCard) -> bool:
+        """Hand a card-record write to the reader side; False when the box has no reader to do it."""
+        if self.writer is None or request.reader not in self.settings.readers:
+            return False
+        self.writer(request)
+        return True
+
+    def unknown_card(self, uid: bytes, now: float, why: str = "") -> None:
+        """A tag the box cannot name: `why` when its record names a card that is not here."""
+        self.reject(f"Unknown card {uid.hex()}" + (f": {why}" if why else ""), now)
+        lines = (uid.hex(), "Its record:", *wrap(why, 21)) if why else (
+            uid.hex(), "This tag is in no", "deck of this box.", "Enrol it: gravebox", "enroll GAME"
         )
+        self.flash = View("Unknown card", tuple(lines[:5]))
         self.flash_until = self.notice_until
 
     def refuse_card(self, card: Card | None, now: float) -> None:

@@ -60,14 +60,14 @@ def test_a_tag_of_another_card_is_refused_naming_the_card(decks, tmp_path):
     tags = TagMap({TAG[0]: ("deadlines", other)})
     enrol = walk(decks, tmp_path, tags=tags)
     enrol.tag("middle", TAG[0], None, 1.0)
-    assert enrol.notice == f"tag already {deadlines.name_of(other)} (deadlines)"
+    assert enrol.notice == f"tag already {deadlines.name_of(other)} (deadlines): OK overwrites"
     assert enrol.take_sounds() == [Sound.ERROR]
     first = next(iter(decks["dead-set"].cards))
     assert enrol.current == first
     assert tags.lookup(TAG[0]) == ("deadlines", other)
     enrol.tag("middle", TAG[1], None, 2.0)
     enrol.tag("middle", TAG[1], None, 3.0)  # the card just enrolled: refused as the one before
-    assert enrol.notice == f"tag already {decks['dead-set'].name_of(first)} (dead-set)"
+    assert enrol.notice == f"tag already {decks['dead-set'].name_of(first)} (dead-set): OK overwrites"
 
 
 def test_the_same_tag_again_moves_on(decks, tmp_path):

@@ -144,6 +144,11 @@ def run_enrolment(walk: Callable[[TagMap], Enrolment], args: argparse.Namespace,
     missing = enrolment.missing()
     total = len(enrolment.ids)
     print(f"{enrolment.enrolled} enrolled; {total - len(missing)}/{total} {enrolment.game} cards have a tag")
+    written = len(enrolment.written)
+    if written or enrolment.map_only:
+        print(f"{written} written onto their tags; {len(enrolment.map_only)} in this box's tag map only:")
+        for card_id, why in enrolment.map_only.items():
+            print(f"  {enrolment.deck.name_of(card_id)} ({card_id}): {why}")
     return 0
 
 
