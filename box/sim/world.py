@@ -147,7 +147,11 @@ class SimulatedBox:
         return uid
 
     def put(self, reader: str, uid: bytes) -> None:
-        self.chip(reader).place(uid)
+        """Lay a tag on a reader: a card of the simulator's decks is an NTAG213 carrying its record."""
+        from box.ports.nfc.simchip import SimNtag
+
+        card = self.box.tags.lookup(uid) if len(uid) == 7 else None
+        self.chip(reader).place(SimNtag(uid, card=card) if card is not None else uid)
         self.advance(TAP_SECONDS)
 
     def lift(self, reader: str) -> None:
