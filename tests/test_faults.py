@@ -88,7 +88,10 @@ def test_an_unplugged_reader_is_named_the_game_goes_on_and_it_is_back_within_two
 def test_garbage_on_the_line_never_yields_a_card(world: SimulatedBox, noise: list[bytes], with_card: bool) -> None:
     placed: list[bytes] = []
     original = world.box.card_placed
-    world.box.card_placed = lambda reader, uid, now, lying=False: (placed.append(uid), original(reader, uid, now, lying))[-1]
+    world.box.card_placed = lambda reader, uid, now, lying=False, record=None: (
+        placed.append(uid),
+        original(reader, uid, now, lying, record),
+    )[-1]
     uid = world.uid_for(first_cards(world, 1)[0])
     chip = world.chip("middle")
     if with_card:
