@@ -413,6 +413,8 @@ class Box:
     def not_in_decks(self, card: Card) -> str:
         """Why a card a tag's record names is not one of this box's (empty when it is)."""
         game, card_id = card
+        if game == PLAYER:
+            return ""  # a player's token: any name joins
         if game not in GAMES:
             return f"its game {game!r} is not on this box"
         try:

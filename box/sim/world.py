@@ -151,6 +151,7 @@ class SimulatedBox:
         from box.ports.nfc.simchip import SimNtag
 
         card = self.box.tags.lookup(uid) if len(uid) == 7 else None
+        card = card if card is not None and card[0] in self.decks else None  # player tokens stay bare
         self.chip(reader).place(SimNtag(uid, card=card) if card is not None else uid)
         self.advance(TAP_SECONDS)
 
