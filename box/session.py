@@ -67,11 +67,13 @@ def decode(data: dict[str, Any]) -> Action:
     raise ValueError(f"unknown action kind {kind!r}")
 
 
-def describe(action: Action, deck: Deck) -> str:
-    """A short label for the undo confirmation: 'tap left Ada Lovelace'."""
+def describe(action: Action, deck: Deck, secret: bool = False) -> str:
+    """A short label for the undo confirmation: 'tap left Ada Lovelace' (a secret card is not named)."""
     if isinstance(action, Press):
         return f"{'hold' if action.long else 'press'} {action.button.upper()}"
     if isinstance(action, Tap):
+        if secret:
+            return "a hidden card"
         return f"{deck.name_of(action.card) if action.card in deck else action.card}"
     return f"roll {action.dice[0]}+{action.dice[1]}"
 
@@ -268,10 +270,13 @@ class GameSession:
 
     def last_action(self) -> str | None:
         if self.tail:
-            return describe(self.tail[-1][1], self.deck)
-        if self.base.seq:
-            return describe(decode(self.journal.action(self.base.seq)), self.deck)
-        return None
+            action = self.tail[-1][1]
+        elif self.base.seq:
+            action = decode(self.journal.action(self.base.seq))
+        else:
+            return None
+        secret = isinstance(action, Tap) and self.rules.secret(self.state, action.card)
+        return describe(action, self.deck, secret)
 
     def undo(self) -> bool:
         """Take back the last action; False when there is none."""

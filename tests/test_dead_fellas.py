@@ -136,6 +136,25 @@ def test_tapping_a_mook_in_the_play_phase_recruits_it():
     assert dump(game)["mooks"]["Ann"][-1]["face_up"] is False
 
 
+def test_a_face_down_recruit_is_secret_until_it_turns_face_up():
+    game = accept(dealt(), tap("dfm10"))
+    assert RULES.secret(game, "dfm10") and not RULES.secret(game, "dfm01")
+    assert not any(DECK.name_of("dfm10") in line for line in RULES.view(game).lines)
+
+
+def test_the_undo_label_does_not_name_a_secret_recruit():
+    from box.journal import Journal
+    from box.session import GameSession
+
+    journal = Journal(":memory:")
+    journal.start_game("dead-fellas", ["Ann", "Bob"], {}, None)
+    record = journal.unfinished_game()
+    session = GameSession(RULES, DECK, record, journal)
+    for card in ("dfm03", "dfm01", "dfm02", "dfm04", "dfm05", "dfm06", "dfm10"):  # dealt(), then a recruit
+        assert isinstance(session.apply(tap(card)), Step)
+    assert session.last_action() == "a hidden card"
+
+
 def test_back_from_recruit_returns_to_the_menu():
     game = accept(dealt(), DOWN, DOWN, OK, BACK)
     assert dump(game)["phase"] == "playing"

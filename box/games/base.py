@@ -172,6 +172,9 @@ class Rules(Protocol[S]):
     def wants_roll(self, state: S) -> bool:
         """True while the next ROLL press throws the game's own dice."""
 
+    def secret(self, state: S, card: str) -> bool:
+        """True for a card of the game in play that the shared screen must not name (a secret recruit)."""
+
     def is_over(self, state: S) -> bool:
         """True once the game has ended (it then accepts nothing but scrolling)."""
 

@@ -80,6 +80,7 @@ class Rulebook(Generic[S]):
     dump: Callable[[S], dict[str, Any]]
     is_over: Callable[[S], bool]
     wants_roll: Callable[[S], bool] = never
+    secret: Callable[[S, str], bool] = lambda state, card: False  # a card the table must not see named
 
     @property
     def min_players(self) -> int:

@@ -553,4 +553,11 @@ def is_over(game: Game) -> bool:
     return isinstance(game.phase, Over)
 
 
-RULES = Rulebook(cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)
+def secret(game: Game, card: str) -> bool:
+    """A recruited Mook still face down: its owner may peek, the table must not see it named."""
+    return any(mook.card == card and not mook.face_up for row in game.board.mooks for mook in row)
+
+
+RULES = Rulebook(
+    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret
+)
