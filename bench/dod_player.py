@@ -1,7 +1,7 @@
 """A random but sensible Deck of Death player for a ``SimulatedBox``: presses, rolls and taps that move the game on.
 
-Each input is chosen from what the current phase takes (docs/games/deck-of-death.md): OK in the
-draw and end phases, ROLL to throw, OK/BACK for challenges, a tapped card or OK in the card phase,
+Each input is chosen from what the current phase takes (docs/games/deck-of-death.md): OK or ROLL in the
+draw phase, ROLL to throw, OK/BACK for challenges, a tapped card or OK in the card phase,
 UP/DOWN/OK in duels; now and then a white card, a long UP or DOWN list, or a stray press the game
 refuses. Inputs go through the simulated hardware: gpiozero mock pins and the simulated PN532s.
 Long OK ("enough chaos") is never pressed, so the session never ends.
@@ -17,7 +17,7 @@ BUTTONS = ("up", "down", "ok", "back", "roll")
 LONG_HOLD = 1.2  # seconds: past the 1 s long press
 
 BY_PHASE: dict[str, tuple[str, ...]] = {
-    "draw": ("ok",),
+    "draw": ("ok", "roll"),
     "roll": ("roll", "roll", "roll", "ok"),
     "force": ("ok", "back"),
     "challenge": ("ok", "ok", "back", "tap-space"),
@@ -27,7 +27,6 @@ BY_PHASE: dict[str, tuple[str, ...]] = {
     "duel-style": ("up", "down", "ok", "ok"),
     "duel-roll": ("roll", "roll", "roll", "back"),
     "duel-winner": ("up", "down", "ok"),
-    "end": ("ok",),
 }
 BY_OVERLAY: dict[str, tuple[str, ...]] = {
     "immunity": ("up", "down", "ok", "back"),

@@ -14,7 +14,7 @@ import pytest
 
 from box.games.base import Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap
 from box.games.deck_of_death import RULES
-from box.games.deck_of_death.state import Placed, Token
+from box.games.deck_of_death.state import Phase, Placed, Token
 from tests.support import play_all
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
@@ -69,7 +69,7 @@ def test_a_new_session_starts_everyone_on_start_with_an_empty_board():
     assert data["positions"] == {name: {"ring": "outer", "space": 0} for name in ("Ann", "Bob", "Cy")}
     assert data["board"] == {} and data["laps"] == {"Ann": 0, "Bob": 0, "Cy": 0}
     assert data["current_player"] == "Ann" and data["phase"] == "draw"
-    assert not RULES.wants_roll(state)
+    assert RULES.wants_roll(state)  # ROLL on the draw screen: drawn, and the dice are thrown
 
 
 def test_dump_has_the_issue_keys_and_is_json():
@@ -82,11 +82,12 @@ def test_dump_has_the_issue_keys_and_is_json():
     json.dumps(data)
 
 
-def test_draw_phase_waits_for_ok_then_the_box_wants_a_roll():
+def test_roll_on_the_draw_screen_means_drawn_and_rolls_in_one_press():
     state = start()
-    assert rejected(state, Press("roll")) == "Draw up to 7, then OK"
-    assert rejected(state, Roll((3, 4))) == "No dice now"
-    state = play(state, OK)
+    assert rejected(state, tap("Truth")) == "Cards go on your space in card phase"
+    rolled = play(state, Roll((1, 2)))
+    assert dump(rolled)["positions"]["Ann"] == {"ring": "outer", "space": 3} and rolled.phase == "card"
+    state = play(state, OK)  # OK: drawn, to the roll screen (inside the circle: the forced exit)
     assert state.phase == "roll" and RULES.wants_roll(state)
 
 
@@ -117,7 +118,7 @@ def test_landing_exactly_on_start_is_a_lap_and_start_holds_no_card():
     data = dump(state)
     assert data["positions"]["Ann"] == {"ring": "outer", "space": 0}
     assert data["laps"]["Ann"] == 1 and data["drinks"] == {"Ann": 1, "Bob": 1, "Cy": 1}
-    assert state.phase == "end"  # nothing to challenge or place on Start
+    assert state.phase == "draw" and state.turn == 1  # nothing to challenge or place on Start: Bob's turn
     assert rejected(state, tap("Truth")) == "Cards go on your space in card phase"
 
 
@@ -133,10 +134,11 @@ def test_immune_players_are_skipped_by_the_lap_drinks():
     assert "but Bob" in state.notice
 
 
-def test_end_phase_ok_passes_the_turn_in_seating_order():
-    state = play(start(), OK, Roll((1, 2)), OK, OK)
+def test_the_turn_passes_in_seating_order_after_the_card_phase():
+    state = play(start(), Roll((1, 2)), OK)  # ROLL, place nothing: a whole turn in two inputs
     assert state.phase == "draw" and dump(state)["current_player"] == "Bob"
-    state = play(state, OK, Roll((1, 2)), OK, OK, OK, Roll((1, 2)), OK, OK)
+    assert "Ann: discard to 7" in RULES.view(state).lines  # the end-of-turn reminder, on the next screen
+    state = play(state, Roll((1, 2)), OK, Roll((1, 2)), OK)
     assert dump(state)["current_player"] == "Ann"
 
 
@@ -254,12 +256,12 @@ def test_points_mode_counts_points_and_says_so():
 def test_placing_a_card_on_an_empty_space():
     state = play(start(), OK, Roll((1, 2)), tap("Truth"))
     assert dump(state)["board"] == {"3": {"card": card("Truth"), "owner": "Ann"}}
-    assert state.phase == "end"
+    assert state.phase == "draw" and state.turn == 1
 
 
 def test_the_card_phase_can_place_nothing():
     state = play(start(), OK, Roll((1, 2)), OK)
-    assert state.phase == "end" and dump(state)["board"] == {}
+    assert state.phase == "draw" and state.turn == 1 and dump(state)["board"] == {}
 
 
 def test_a_card_already_on_the_board_cannot_be_placed_again():
@@ -273,8 +275,12 @@ def test_a_card_outside_the_card_phase_is_refused():
 
 
 def test_a_replacement_needs_a_completed_challenge():
-    state = play(landed("Plank"), BACK)
-    assert rejected(state, tap("Handstand")) == "Replace only after a completed challenge"
+    state = play(landed("Plank"), OK)
+    failed = play(landed("Plank"), BACK)  # nothing may be placed: the card phase's one answer is made
+    assert state.phase == "card" and failed.phase == "draw" and failed.turn == 1
+    assert rejected(replace(failed, phase=Phase.CARD, turn=0), tap("Handstand")) == (
+        "Replace only after a completed challenge"
+    )
 
 
 def test_during_the_challenge_only_ok_back_or_a_reaction_count():
@@ -284,7 +290,7 @@ def test_during_the_challenge_only_ok_back_or_a_reaction_count():
 def test_same_colour_higher_tier_is_a_clean_takeover():
     state = play(landed("Plank"), OK, tap("Handstand"))
     assert dump(state)["board"]["3"] == {"card": card("Handstand"), "owner": "Ann"}
-    assert state.phase == "end" and dump(state)["duels_won"] == {"Ann": 0, "Bob": 0, "Cy": 0}
+    assert state.phase == "draw" and dump(state)["duels_won"] == {"Ann": 0, "Bob": 0, "Cy": 0}
 
 
 @pytest.mark.parametrize("title", ["Squats", "Dance", "Trial"])  # lower tier, same tier, other colour
@@ -309,7 +315,7 @@ def test_high_die_roll_challenger_wins_and_places_the_card():
     state = play(state, Roll((6, 5)), Roll((1, 2)))
     data = dump(state)
     assert data["board"]["3"] == {"card": card("Trial"), "owner": "Ann"}
-    assert data["duels_won"]["Ann"] == 1 and state.phase == "end"
+    assert data["duels_won"]["Ann"] == 1 and state.phase == "draw"
 
 
 def test_high_die_roll_defender_wins_and_the_challengers_card_is_discarded():
@@ -351,7 +357,7 @@ def test_a_reaction_of_the_same_tier_cancels_the_challenge():
     state = play(landed("Plank"), tap("Plank"))
     assert state.phase == "react"
     state = play(state, tap("Vote"))  # orange tier 2 against green tier 2
-    assert state.phase == "card" and state.notice == "Cancelled" and not state.completed
+    assert state.phase == "draw" and state.turn == 1 and state.notice == "Cancelled"  # nothing to place
     assert dump(state)["drinks"]["Ann"] == 0
 
 
@@ -380,8 +386,8 @@ def test_a_reaction_of_another_tier_is_not_allowed_and_the_window_stays_open():
 
 
 def test_a_second_reaction_in_the_same_challenge_is_refused():
-    state = play(landed("Plank"), tap("Plank"), tap("Vote"))
-    assert rejected(state, tap("Plank")) == "One reaction per challenge"
+    state = play(landed("Plank"), tap("Plank"))
+    assert rejected(replace(state, reacted=True, phase=Phase.CHALLENGE), tap("Plank")) == "One reaction per challenge"
 
 
 def test_no_reaction_to_your_own_card():
@@ -494,7 +500,7 @@ def test_filling_the_last_outer_space_locks_the_board_for_good():
     state = play(replace(state, spaces=tuple(spaces)), Roll((1, 2)), tap("Halo"), BACK, tap("Dance"))
     assert dump(state)["lockout"] and state.notice == "Board full: lockout!"
     # an empty inner space takes no card any more
-    state = play(state, OK, OK, Roll((2, 2)))
+    state = play(state, Roll((2, 2)))
     assert state.token.ring == "inner" and state.phase == "card"
     assert rejected(state, tap("Flamingo")) == "Board locked: no empty spaces"
 

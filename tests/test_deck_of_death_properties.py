@@ -81,7 +81,7 @@ def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and
     seen = set()
     for _ in range(30000):
         placed = state.spaces[state.slot] if state.overlay is None else None
-        if len(state.discard) > 4 and state.overlay is None and state.phase == "end":
+        if len(state.discard) > 4 and state.overlay is None and state.phase == "draw":
             state = play_inputs(state, Press("down"), Press("down"), Press("ok"))  # the table reshuffles
             seen.add("reshuffle")
             continue
@@ -94,7 +94,7 @@ def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and
         elif placed is not None and state.phase == "react" and rng.random() < 0.5:
             tier = SMALL[placed.card].tier
             action = Tap("right", rng.choice([c for c in cards if SMALL[c].tier == tier]))
-        elif rng.random() < 0.35:
+        elif rng.random() < (0.5 if state.phase == "card" else 0.35):  # a turn has one card phase now: use it
             action = Tap(rng.choice(READERS), rng.choice(cards))
         else:
             action = rng.choice(PRESSES[:-1])

@@ -123,9 +123,9 @@ def test_a_new_box_on_the_same_journal_resumes_the_game(tmp_path):
 
 def test_a_free_roll_is_not_a_game_action():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.start_game("dead-set", now=0.0)
     box.dice.queue(6, 5)
-    press(box, "roll")  # the draw phase does not want dice: the free dice tool
+    press(box, "roll")  # Dead Set wants no dice: the free dice tool
     assert box.dump(1.0)["dice"]["last"] == [6, 5]
     assert box.dump(1.0)["actions"] == 0
     assert box.screen(1.0).dice is not None

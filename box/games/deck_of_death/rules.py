@@ -49,7 +49,7 @@ from box.games.kit import Rulebook, Stage, expect, fit, moved, read_options, scr
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
 MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
 FORWARDS, BACKWARDS, INSIDE = 0, 1, 2  # the ways a card moves a token, in WAYS order
-MENU_PHASES = (Phase.DRAW, Phase.ROLL, Phase.CHALLENGE, Phase.CARD, Phase.END)  # short UP/DOWN opens the menu
+MENU_PHASES = (Phase.DRAW, Phase.ROLL, Phase.CHALLENGE, Phase.CARD)  # short UP/DOWN opens the menu
 MOVE_PHASES = (Phase.CHALLENGE, Phase.CARD)  # where a card's instruction can move a token
 
 
@@ -82,8 +82,8 @@ def view(state: State) -> View:
 
 
 def _wants_roll(state: State) -> bool:
-    """True in the roll phase and during a High-Die Roll, unless a screen is laid over."""
-    return state.overlay is None and state.phase in (Phase.ROLL, Phase.DUEL_ROLL)
+    """True in the draw and roll phases and during a High-Die Roll, unless a screen is laid over."""
+    return state.overlay is None and state.phase in (Phase.DRAW, Phase.ROLL, Phase.DUEL_ROLL)
 
 
 def _drink(state: State, players: range | tuple[int, ...], count: int) -> tuple[State, tuple[str, ...]]:
@@ -302,7 +302,7 @@ def _card_move(state: State, player: int, way: int, steps: int) -> State:
     if player != state.turn:
         return state
     if token.ring == "outer" and token.space == board.start:
-        return replace(state, phase=Phase.END, completed=False, reacted=False)
+        return _next_turn(replace(state, completed=False, reacted=False))
     return replace(state, phase=Phase.CARD, completed=False, reacted=False)
 
 
@@ -321,9 +321,12 @@ LAYERS: dict[Layer, Stage[State]] = {
 
 
 def _draw(state: State, action: Action) -> Step[State] | Rejected:
+    """ROLL: drawn, and the dice are thrown (one press); OK: drawn, to the roll screen (the forced exit)."""
+    if isinstance(action, Roll):
+        return _move(replace(state, phase=Phase.ROLL, before=None, notice=""), action.dice)
     if action == Press("ok"):
-        return Step(replace(state, phase=Phase.ROLL, notice=""), (Sound.CLICK,))
-    return _wrong_time(action, "Draw up to 7, then OK")
+        return Step(replace(state, phase=Phase.ROLL, before=None, notice=""), (Sound.CLICK,))
+    return _wrong_time(action, "Draw up to 7, then ROLL")
 
 
 def _roll(state: State, action: Action) -> Step[State] | Rejected:
@@ -400,7 +403,7 @@ def _move(state: State, dice: tuple[int, int]) -> Step[State] | Rejected:
 def _land(state: State) -> State:
     """After moving: the challenge if the space holds a card, else the card phase (none on Start)."""
     if state.token.ring == "outer" and state.token.space == state.board.start:
-        return replace(state, phase=Phase.END)
+        return _next_turn(state)
     placed = state.spaces[state.slot]
     if placed is None:
         return replace(state, phase=Phase.CARD)
@@ -419,7 +422,7 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
         return Step(replace(state, phase=Phase.CARD, completed=True, notice="Challenge completed"), (Sound.RIGHT,))
     if action == Press("back"):
         state, notice = _failed(state, state.turn, card.forfeit, "Failed")
-        return Step(replace(state, phase=Phase.CARD, completed=False, notice=notice), (Sound.WRONG,))
+        return Step(_card_phase(replace(state, completed=False, notice=notice)), (Sound.WRONG,))
     if isinstance(action, Tap):
         if action.card != placed.card:
             return Rejected("Finish the challenge first")
@@ -464,7 +467,7 @@ def _react(state: State, action: Action) -> Step[State] | Rejected:
     if reply.color == attack.color:
         owner = state.players[placed.owner]
         return Step(replace(state, phase=Phase.REFLECTED, notice=f"Reflected onto {owner}!"), (Sound.RIGHT,))
-    return Step(replace(state, phase=Phase.CARD, completed=False, notice="Cancelled"), (Sound.RIGHT,))
+    return Step(_card_phase(replace(state, completed=False, notice="Cancelled")), (Sound.RIGHT,))
 
 
 def _reflected(state: State, action: Action) -> Step[State] | Rejected:
@@ -479,10 +482,10 @@ def _reflected(state: State, action: Action) -> Step[State] | Rejected:
     owner = state.players[placed.owner]
     cleared = _discarded(replace(state, phase=Phase.CARD, spaces=set_at(state.spaces, state.slot, None)), placed.card)
     if action == Press("ok"):
-        return Step(replace(cleared, notice=fit(f"{owner} did it", 40)), (Sound.RIGHT,))
+        return Step(_card_phase(replace(cleared, notice=fit(f"{owner} did it", 40))), (Sound.RIGHT,))
     if action == Press("back"):
         cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner[:12]} failed")
-        return Step(replace(cleared, notice=notice), (Sound.WRONG,))
+        return Step(_card_phase(replace(cleared, notice=notice)), (Sound.WRONG,))
     if isinstance(action, Tap):
         return Rejected("One reaction per challenge")
     return _wrong_time(action, f"{owner[:8]}: OK done, BACK failed")
@@ -491,7 +494,7 @@ def _reflected(state: State, action: Action) -> Step[State] | Rejected:
 def _card(state: State, action: Action) -> Step[State] | Rejected:
     """Tap a card to place it on the token's space; OK places nothing."""
     if action == Press("ok"):
-        return Step(replace(state, phase=Phase.END, notice=""), (Sound.CLICK,))
+        return Step(_next_turn(replace(state, notice="")), (Sound.CLICK,))
     if not isinstance(action, Tap):
         return _wrong_time(action, "Tap a card or OK to skip")
     slot, card = state.slot, state.cards[action.card]
@@ -505,15 +508,13 @@ def _card(state: State, action: Action) -> Step[State] | Rejected:
         if state.lockout:
             return Rejected("Board locked: no empty spaces")
         state = _place(state, slot, Placed(action.card, state.turn))
-        return Step(
-            replace(state, phase=Phase.END, notice=state.notice or f"Placed on {state.where(slot)}"), (Sound.RIGHT,)
-        )
+        return Step(_next_turn(replace(state, notice=state.notice or f"Placed on {state.where(slot)}")), (Sound.RIGHT,))
     if not state.completed:
         return Rejected("Replace only after a completed challenge")
     old = state.cards[placed.card]
     if placed.owner == state.turn or (old.tier is not None and card.color == old.color and card.tier > old.tier):
         state = _place(state, slot, Placed(action.card, state.turn))
-        return Step(replace(state, phase=Phase.END, notice=f"Takeover: {old.title[:12]} out"), (Sound.RIGHT,))
+        return Step(_next_turn(replace(state, notice=f"Takeover: {old.title[:12]} out")), (Sound.RIGHT,))
     defender = state.players[placed.owner]
     return Step(
         replace(
@@ -586,29 +587,29 @@ def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
     state = replace(state, duels_won=set_at(state.duels_won, winner, state.duels_won[winner] + 1))
     state = _place(state, slot, Placed(duel.card, state.turn)) if challenger_won else _discarded(state, duel.card)
     name = state.players[winner]
-    return Step(
-        replace(state, phase=Phase.END, duel=None, cursor=0, notice=f"{name[:10]} wins{score}"), (Sound.FANFARE,)
-    )
+    return Step(_next_turn(replace(state, duel=None, cursor=0, notice=f"{name[:10]} wins{score}")), (Sound.FANFARE,))
 
 
-def _end(state: State, action: Action) -> Step[State] | Rejected:
-    """OK passes the turn; the next player's immunity ends as their turn begins."""
-    if action != Press("ok"):
-        return _wrong_time(action, "Discard, then OK")
+def _card_phase(state: State) -> State:
+    """The card phase, or the next turn when it has one answer: an occupied space after a challenge not completed."""
+    if state.spaces[state.slot] is not None and not state.completed:
+        return _next_turn(state)
+    return replace(state, phase=Phase.CARD)
+
+
+def _next_turn(state: State) -> State:
+    """The next player's draw screen (their immunity ends as their turn begins); it reminds `before` to discard."""
     turn = (state.turn + 1) % len(state.players)
-    return Step(
-        replace(
-            state,
-            turn=turn,
-            phase=Phase.DRAW,
-            immune=set_at(state.immune, turn, False),
-            completed=False,
-            reacted=False,
-            duel=None,
-            cursor=0,
-            notice="",
-        ),
-        (Sound.CLICK,),
+    return replace(
+        state,
+        turn=turn,
+        before=state.turn,
+        phase=Phase.DRAW,
+        immune=set_at(state.immune, turn, False),
+        completed=False,
+        reacted=False,
+        duel=None,
+        cursor=0,
     )
 
 
@@ -641,7 +642,6 @@ PHASES: dict[Phase, Stage[State]] = {
     Phase.DUEL_STYLE: Stage(_duel_style, screens.duel_style),
     Phase.DUEL_ROLL: Stage(_duel_roll, screens.duel_roll),
     Phase.DUEL_WINNER: Stage(_duel_winner, screens.duel_winner),
-    Phase.END: Stage(_end, screens.end),
     Phase.OVER: Stage(_over, screens.over),
 }
 

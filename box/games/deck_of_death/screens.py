@@ -44,7 +44,11 @@ MENU_HINT = "DOWN: table menu"
 
 
 def draw(state: State) -> View:
-    return _phase(state, ("Draw up to 7 cards", _where(state), "OK: ready to roll", MENU_HINT))
+    lines = ["Draw up to 7 cards", _where(state), "ROLL: drawn, roll"]
+    if state.before is not None and state.before != state.turn:
+        lines.append(fit(f"{state.players[state.before]}: discard to 7"))
+    lines.append(MENU_HINT)
+    return _phase(state, tuple(lines))
 
 
 def roll(state: State) -> View:
@@ -60,10 +64,6 @@ def roll(state: State) -> View:
 def force(state: State) -> View:
     pay = f"Pay: chug ({forfeit(state, FORCED_EXIT_DRINKS)})"
     return _phase(state, ("Force the way out?", pay, "then roll from arrow", "OK: yes  BACK: no"))
-
-
-def end(state: State) -> View:
-    return _phase(state, ("Discard up to 3,", "down to 7 cards", "OK: end turn", MENU_HINT))
 
 
 def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Callable[[State], View]:

@@ -27,10 +27,11 @@ MENU_ITEMS = ("Move a token", "Reshuffle discards", "Back")  # the table menu (s
 WAYS = ("Forwards", "Backwards", "Inner circle")  # how a card moves a token
 MOST_STEPS = 12  # a card moves a token 1 to 12 spaces
 
+
 class Phase(Word):
     """The phases of a turn, in order, and the detours a turn can take."""
 
-    DRAW = "draw"  # reminder: draw up to 7
+    DRAW = "draw"  # reminder: draw up to 7 (and the player before: discard down to 7); ROLL throws
     ROLL = "roll"  # ROLL throws 2d6 (inside the circle, OK offers the forced exit from the 6th turn)
     FORCE = "force"  # confirm the forced exit from the inner circle (chug)
     CHALLENGE = "challenge"  # the card on the landing space: OK completed, BACK failed
@@ -40,7 +41,6 @@ class Phase(Word):
     DUEL_STYLE = "duel-style"  # the defender picks High-Die Roll or another minigame
     DUEL_ROLL = "duel-roll"  # High-Die Roll: challenger rolls, then defender
     DUEL_WINNER = "duel-winner"  # another minigame: who won?
-    END = "end"  # reminder: discard up to 3, down to 7
     OVER = "over"  # "enough chaos": the session's figures
 
 
@@ -118,6 +118,7 @@ class State:
     reacted: bool = False  # a reaction was played in this turn's challenge
     duel: Duel | None = None
     cursor: int = 0  # the highlighted choice in the phase's picker
+    before: int | None = None  # the seat whose turn just ended: reminded to discard on the draw screen
     overlay: Overlay | None = None
     notice: str = ""
 
