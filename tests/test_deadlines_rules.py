@@ -301,7 +301,7 @@ def test_a_special_card_asks_for_the_guess_then_the_judge_then_the_reward():
     game = replace(game, penalties=(1, 0, 0))
     game, _ = place(game, LEFT, SPECIAL_A, position=1, attempt=True)
     view = RULES.view(game)
-    assert view.title == "Judge: keyword said?"
+    assert view.title == "Judge P3: keyword?"  # the player to the right of P1 answers
     assert "poison, hemlock" in " ".join(view.lines)
     assert rejected(game, BACK) == "The judge answers: UP/DOWN, OK"
     game, _ = step(game, OK)  # yes: a keyword was said

@@ -463,7 +463,7 @@ def test_blue_cards_and_rules_are_listed_with_a_long_up_at_any_time():
 
 def test_scores_with_a_long_down():
     state = play(start(), Press("down", long=True))
-    assert RULES.view(state).lines[0].startswith("Ann")
+    assert RULES.view(state).lines[0] == "L:lap D:drink W:duel" and RULES.view(state).lines[1].startswith("Ann")
     assert rejected(state, DOWN) == "End of the list"
 
 
@@ -523,7 +523,8 @@ def test_enough_chaos_needs_a_confirmation_and_ends_the_session_with_its_figures
     data = dump(over)
     assert data["over"] is True and data["current_player"] is None and data["winners"] == []
     view = RULES.view(over)
-    assert view.title == "Enough chaos!" and view.lines[0].split() == ["Ann", "L1", "D1", "W0"]
+    assert view.title == "Enough chaos!" and view.lines[0] == "L:lap D:drink W:duel"
+    assert view.lines[1].split() == ["Ann", "L1", "D1", "W0"]
     assert rejected(over, OK) == "The session is over"
     assert rejected(over, Roll((1, 1))) == "The session is over"
     assert not RULES.wants_roll(over)

@@ -67,11 +67,20 @@ def placing(game: Game) -> View:
 
 
 def judging(game: Game) -> View:
+    """The judge (the player to the right, RULINGS 6) is named: they answer, not the player on turn."""
     phase = expect(game.phase, Judging)
     keywords = wrap(", ".join(game.card(phase.card).keywords), 3)
-    return View(
-        "Judge: keyword said?", (*keywords, "Yes", "No"), cursor=len(keywords) + phase.choice, notice=game.notice
-    )
+    judge = judge_of(game)
+    title = fit(f"Judge {judge}: keyword?") if judge else "Judge: keyword said?"
+    return View(title, (*keywords, "Yes, one was said", "No"), cursor=len(keywords) + phase.choice, notice=game.notice)
+
+
+def judge_of(game: Game) -> str | None:
+    """The player to the right of the one on turn (the previous seat still in), or None when alone."""
+    seats = game.survivors
+    if len(seats) < 2 or game.turn not in seats:
+        return None
+    return game.players[seats[seats.index(game.turn) - 1]]
 
 
 def rewarding(game: Game) -> View:

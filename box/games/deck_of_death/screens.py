@@ -206,9 +206,10 @@ def rules_lines(state: State) -> tuple[str, ...]:
 
 
 def figures(state: State) -> tuple[str, ...]:
-    """One line per player: laps, drinks (or points), duels won."""
+    """A legend, then one line per player: laps, drinks (or points), duels won."""
     letter = "D" if state.forfeits == "drinks" else "P"
-    return tuple(
+    legend = f"L:lap {letter}:{'drink' if letter == 'D' else 'point'} W:duel"
+    return (legend, *(
         f"{fit(name, 9):9} L{laps} {letter}{drinks} W{won}"
         for name, laps, drinks, won in zip(state.players, state.laps, state.drinks, state.duels_won)
-    )
+    ))
