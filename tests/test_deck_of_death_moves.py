@@ -76,7 +76,7 @@ def test_into_the_inner_circle_goes_by_the_next_arrow_ahead():
     state = move(at_card_phase(), who=1, how=2)  # Bob on Start: the next arrow is 2 -> inner 0
     assert RULES.dump(state)["positions"]["Bob"] == {"ring": "inner", "space": 0}
     assert state.tokens[1].entry == 2
-    state = move(play(state, OK, OK, OK, Roll((1, 2))), who=1, how=2)  # Bob inside at 3; Ann on 3: arrow 4
+    state = move(play(state, OK, OK, Roll((1, 2))), who=1, how=2)  # Bob inside at 3; Ann on 3: arrow 4
     assert RULES.dump(state)["positions"]["Ann"] == {"ring": "inner", "space": 2}
 
 
@@ -93,27 +93,27 @@ def test_the_table_menu_closes_with_back_and_changes_nothing():
 
 
 def test_a_reflect_discards_both_cards_and_a_cancel_only_the_reaction():
-    state = play(at_card_phase(), tap("Tornado"), OK, OK, Roll((1, 2)), tap("Tornado"), tap("Backstab"))
+    state = play(at_card_phase(), tap("Tornado"), OK, Roll((1, 2)), tap("Tornado"), tap("Backstab"))
     assert state.phase == "reflected"
     state = play(state, OK)
     dump = RULES.dump(state)
     assert dump["board"] == {} and dump["discard_pile"] == [DECK.find("Backstab"), DECK.find("Tornado")]
-    cancelled = play(at_card_phase(), tap("Plank"), OK, OK, Roll((1, 2)), tap("Plank"), tap("Vote"))
+    cancelled = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), tap("Plank"), tap("Vote"))
     assert RULES.dump(cancelled)["board"]["3"]["card"] == DECK.find("Plank")
     assert RULES.dump(cancelled)["discard_pile"] == [DECK.find("Vote")]
 
 
 def test_discarded_cards_are_refused_until_the_table_reshuffles():
-    state = play(at_card_phase(), tap("Plank"), OK, OK, Roll((1, 2)), OK, tap("Handstand"))
+    state = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), OK, tap("Handstand"))
     assert RULES.dump(state)["discard_pile"] == [DECK.find("Plank")]
     assert rejected(state, tap("Plank")) == "Plank is discarded"
-    state = play(state, DOWN, DOWN, OK)  # the end phase's table menu: Reshuffle discards
+    state = play(state, DOWN, DOWN, OK)  # the next draw screen's table menu: Reshuffle discards
     assert RULES.dump(state)["discard_pile"] == []
     assert RULES.view(state).notice == "Discards shuffled into the deck"
 
 
 def test_a_lost_duel_discards_the_challengers_card():
-    state = play(at_card_phase(), tap("Plank"), OK, OK, Roll((1, 2)), OK, tap("Trial"))
+    state = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), OK, tap("Trial"))
     state = play(state, DOWN, OK, DOWN, OK)  # another minigame, won by the defender
     assert RULES.dump(state)["discard_pile"] == [DECK.find("Trial")]
     assert RULES.dump(state)["board"]["3"]["card"] == DECK.find("Plank")
@@ -121,17 +121,17 @@ def test_a_lost_duel_discards_the_challengers_card():
 
 @pytest.mark.parametrize(("options", "drinks"), [({}, 0), ({"fail_forfeit": "tier"}, 2)])
 def test_a_failed_challenge_costs_drinks_only_with_the_house_rule(options, drinks):
-    state = play(at_card_phase(**options), tap("Plank"), OK, OK, Roll((1, 2)), BACK)
+    state = play(at_card_phase(**options), tap("Plank"), OK, Roll((1, 2)), BACK)
     assert RULES.dump(state)["drinks"]["Bob"] == drinks
 
 
 @pytest.mark.parametrize(("options", "phase"), [({}, "card"), ({"blue_landing": "challenge"}, "challenge")])
 def test_a_blue_card_is_a_challenge_only_with_the_house_rule(options, phase):
-    state = play(at_card_phase(**options), tap("Whispers"), OK, OK, Roll((1, 2)))
+    state = play(at_card_phase(**options), tap("Whispers"), OK, Roll((1, 2)))
     assert state.phase == phase
     if phase == "card":
         assert rejected(state, tap("Whispers")) == "Already on space 3"
-        assert play(state, tap("Mime")).phase == "end"  # blue T3 over blue T2: a clean takeover
+        assert play(state, tap("Mime")).phase == "draw"  # blue T3 over blue T2: a clean takeover, the next turn
 
 
 def test_the_house_rules_are_options_with_the_books_reading_first():
