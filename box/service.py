@@ -57,6 +57,7 @@ STORAGE_RETRY = 5.0  # seconds between tries of a journal that refused a write
 FAULT_SECONDS = 30.0  # how long a bad file's reason stays up (a press puts it away)
 NOTHING_TO_UNDO = "Nothing to undo"
 DICE_ANIMATION = (0.08, 0.16, 0.26, 0.38, 0.52)  # frame times after a throw
+DICE_HOLD = 1.0  # a game's roll keeps its real faces on the screen this long after the tumble (or until an input)
 
 
 @dataclass
@@ -88,6 +89,14 @@ class DiceShow:
     dice: tuple[int, int]
     thrown: float
     closes: bool
+
+    def holding(self, now: float) -> bool:
+        """A game's roll past its tumble, its real faces still shown."""
+        return self.closes and now >= self.thrown + DICE_ANIMATION[-1]
+
+    def closes_at(self) -> float:
+        """When a game's roll gives the screen back: its real faces stay a moment after the tumble."""
+        return self.thrown + DICE_ANIMATION[-1] + DICE_HOLD
 
     def face(self, now: float) -> tuple[int, int]:
         frames = [t for t in DICE_ANIMATION if self.thrown + t > now]
@@ -293,6 +302,7 @@ class Box:
             self.handle_press(button, kind, now)
 
     def handle_press(self, button: str, kind: PressKind, now: float) -> None:
+        self.end_dice_hold(now)
         if self.flash is not None:
             self.flash = None
             if now < self.flash_until:
@@ -357,6 +367,7 @@ class Box:
         is the fallback for tags without one. A record naming a card this box's decks do not
         have is an unknown card, saying which.
         """
+        self.end_dice_hold(now)
         with self.guarded(now):
             self.handle_card(reader, uid, now, lying, record)
 
@@ -481,6 +492,11 @@ class Box:
             self.open_timer().start_chug(now)
         elif isinstance(step.timer, Countdown):
             self.open_timer().start_countdown(step.timer.seconds, now)
+
+    def end_dice_hold(self, now: float) -> None:
+        """An input gives the screen back to the game at once after a roll's tumble."""
+        if self.dice_show is not None and self.dice_show.holding(now):
+            self.dice_show = None
 
     def dice_open(self) -> bool:
         """The free dice are on the screen (a press puts them away)."""
@@ -623,7 +639,7 @@ class Box:
             screen.advance(now)
             self.sounds.extend(screen.take_sounds())
         self.settle()
-        if self.dice_show is not None and self.dice_show.closes and now >= self.dice_show.thrown + DICE_ANIMATION[-1]:
+        if self.dice_show is not None and self.dice_show.closes and now >= self.dice_show.closes_at():
             self.dice_show = None
         if self.notice and now >= self.notice_until:
             self.notice = ""
@@ -644,6 +660,8 @@ class Box:
         ]
         if self.dice_show is not None:
             deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
+            if self.dice_show.closes:
+                deadlines.append(self.dice_show.closes_at())
         if self.notice:
             deadlines.append(self.notice_until)
         if self.journal.fault is not None:

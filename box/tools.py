@@ -206,7 +206,8 @@ class TimerScreen(BaseScreen):
         if self.mode == "set":
             return View("Countdown", (f"< {self.seconds} s >", "UP/DOWN: 5 s steps", "OK: start"))
         if self.mode == "countdown":
-            text = "TIME!" if timer.state == "done" else f"{timer.remaining(now):5.1f} s"
-            return View("Countdown", (text, "", "OK: again  BACK: close"))
+            if timer.state == "done":
+                return View("Countdown", ("", "OK: again  BACK: close"), big="TIME!")
+            return View("Countdown", ("seconds left", "OK: again  BACK: close"), big=f"{timer.remaining(now):.1f}")
         state = "running" if timer.state == "stopwatch" else "OK: start"
         return View("Chug stopwatch", (f"{timer.running_time(now):6.2f} s", state, best))

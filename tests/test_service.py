@@ -85,10 +85,10 @@ def test_undo_needs_a_confirmation_and_takes_back_one_action():
     press(box, "ok")  # draw phase done
     box.dice.queue(4, 5)
     press(box, "roll")
-    box.advance(2.0)
-    assert box.dump(2.0)["actions"] == 2
+    box.advance(3.0)  # the tumble, then its real faces for a second
+    assert box.dump(3.0)["actions"] == 2
     press(box, "back", kind="long")
-    assert box.screen(2.0).lines[0].startswith("Undo: roll 4+5")
+    assert box.screen(3.0).lines[0].startswith("Undo: roll 4+5")
     press(box, "back")  # cancel
     assert box.dump(2.0)["actions"] == 2
     press(box, "back", kind="long")
@@ -119,6 +119,28 @@ def test_a_new_box_on_the_same_journal_resumes_the_game(tmp_path):
     after = again.dump(5.0)
     for key in ("game", "players", "positions", "laps", "current_player", "dice", "actions"):
         assert after[key] == before[key]
+
+
+def test_a_game_roll_shows_its_real_faces_after_the_tumble_until_a_second_or_an_input():
+    box = make_box()
+    box.start_game("deck-of-death", now=0.0)
+    press(box, "ok", now=0.5)  # drawn
+    box.dice.queue(6, 6)
+    press(box, "roll", now=1.0)
+    box.advance(1.3)
+    assert box.screen(1.3).dice != (6, 6)  # still tumbling
+    box.advance(1.6)
+    assert box.screen(1.6).dice == (6, 6)  # the faces rolled, held
+    box.advance(2.4)
+    assert box.screen(2.4).dice == (6, 6)
+    box.advance(2.6)
+    assert box.screen(2.6).dice is None  # the game's screen again
+    box.dice.queue(1, 2)
+    press(box, "roll", now=5.0)
+    box.advance(5.6)
+    assert box.screen(5.6).dice == (1, 2)
+    press(box, "up", now=5.7)  # an input gives the screen back at once
+    assert box.screen(5.7).dice is None
 
 
 def test_a_free_roll_is_not_a_game_action():
