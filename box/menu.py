@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from box.games.base import Option, Press, View
+from box.games.kit import set_at
 from box.screen import BaseScreen
 from box.words import PressKind
 
@@ -68,6 +69,7 @@ class Menu:
     player_range: tuple[int, int] = (1, 10)
     options: tuple[Option, ...] = ()
     values: tuple[str, ...] = ()
+    editing: bool = False  # UP/DOWN change the selected number option instead of moving
 
     @classmethod
     def main(cls, games: Sequence[str], titles: Mapping[str, str]) -> Menu:
@@ -78,7 +80,10 @@ class Menu:
             return [self.titles.get(g, g) for g in self.games] + list(TOOLS)
         if self.page == "players":
             return [f"Players: < {self.players} >"]
-        return [f"{o.label}: {v}" for o, v in zip(self.options, self.values)] + ["START"]
+        return ["START"] + [
+            f"{o.label}: < {v} >" if self.editing and i == self.cursor - 1 else f"{o.label}: {v}"
+            for i, (o, v) in enumerate(zip(self.options, self.values))
+        ]
 
     def configure(self, game: str, options: Sequence[Option], player_range: tuple[int, int]) -> Menu:
         """Enter the players page for `game` (the service knows each game's options)."""
@@ -96,6 +101,8 @@ class Menu:
 
     def press(self, press: Press) -> Menu | Choice:
         size = len(self.entries())
+        if self.editing:
+            return self.edit(press)
         if press.button in ("up", "down") and self.page != "players":
             step = -1 if press.button == "up" else 1
             return replace(self, cursor=(self.cursor + step) % size)
@@ -121,17 +128,28 @@ class Menu:
             return self
         if press.button != "ok":
             return self
-        if self.cursor == len(self.options):
+        if self.cursor == 0:
             return Choice(
                 "start",
                 game=self.game,
                 players=self.players,
                 options=tuple((o.key, v) for o, v in zip(self.options, self.values)),
             )
-        option = self.options[self.cursor]
-        values = list(self.values)
-        values[self.cursor] = next_value(option, values[self.cursor])
-        return replace(self, values=tuple(values))
+        option = self.options[self.cursor - 1]
+        if not option.choices:  # a number: UP/DOWN change it until OK or BACK
+            return replace(self, editing=True)
+        return replace(self, values=set_at(self.values, self.cursor - 1, next_value(option, self.values[self.cursor - 1])))
+
+    def edit(self, press: Press) -> Menu:
+        """A number option being set: UP one more, DOWN one less (within its range), OK or BACK done."""
+        if press.button in ("ok", "back"):
+            return replace(self, editing=False)
+        if press.button not in ("up", "down"):
+            return self
+        option, index = self.options[self.cursor - 1], self.cursor - 1
+        number = int(self.values[index]) + (1 if press.button == "up" else -1)
+        number = min(max(number, option.low), option.high)
+        return replace(self, values=set_at(self.values, index, str(number)))
 
     def view(self) -> View:
         lines, cursor = window(self.entries(), self.cursor)
@@ -141,7 +159,9 @@ class Menu:
         if self.page == "players":
             low, high = self.player_range
             return View(title, (*lines, f"UP/DOWN: {low} to {high}", "OK: next  BACK: back"), 0)
-        return View(title, lines, cursor, notice="OK changes, BACK back")
+        if self.editing:
+            return View(title, lines, cursor, notice="UP/DOWN: value, OK: done")
+        return View(title, lines, cursor, notice="OK: start or change")
 
 
 def next_value(option: Option, value: str) -> str:

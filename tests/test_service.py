@@ -32,10 +32,10 @@ def test_the_menu_starts_a_game_with_default_options():
     assert box.menu.page == "players"
     press(box, "up")  # 3 players
     press(box, "ok")  # to the options
-    assert box.menu.entries() == ["Forfeits: drinks", "Fail costs: none", "Blue card: rule", "START"]
+    assert box.menu.entries() == ["START", "Forfeits: drinks", "Fail costs: none", "Blue card: rule"]
+    press(box, "down")
     press(box, "ok")  # forfeits -> points
-    for _ in range(3):
-        press(box, "down")
+    press(box, "up")
     press(box, "ok")  # START
     dump = box.dump(1.0)
     assert dump["game"] == "deck-of-death"
@@ -43,6 +43,25 @@ def test_the_menu_starts_a_game_with_default_options():
     chosen = {"forfeits": "points", "fail_forfeit": "none", "blue_landing": "rule"}
     assert dump["options"] == chosen
     assert box.journal.unfinished_game().options == chosen
+
+
+def test_a_number_option_is_set_both_ways_in_a_few_presses():
+    box = make_box()
+    press(box, "down")
+    press(box, "ok")  # Dead Set
+    press(box, "ok")  # 2 players, to the options
+    numbers = [i for i, option in enumerate(box.menu.options, start=1) if not option.choices]
+    assert box.menu.entries()[numbers[0]] == "Celebrities to win: 13"
+    for _ in range(numbers[0]):
+        press(box, "down")
+    before = int(box.menu.values[numbers[0] - 1])
+    press(box, "ok")  # edit the number
+    press(box, "up")
+    press(box, "up")
+    press(box, "down")
+    press(box, "ok")  # done
+    assert int(box.menu.values[numbers[0] - 1]) == before + 1
+    assert not box.menu.editing
 
 
 @pytest.mark.parametrize(
