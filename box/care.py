@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-# The volume levels the box menu offers, quietest first (the buzzer port maps each to a duty cycle).
-VOLUME_LEVELS = ("low", "medium", "high")
-
 DEFAULT_CONTRAST = 160  # of 255: bright enough indoors, and easier on the panel than full
 DIM_AFTER = 120.0  # seconds without input before the screen dims
 BLANK_AFTER = 600.0  # seconds without input before it goes dark

@@ -30,7 +30,7 @@ from textwrap import wrap
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
-from box.care import DEFAULT_CONTRAST, VOLUME_LEVELS, ScreenCare
+from box.care import DEFAULT_CONTRAST, ScreenCare
 from box.errors import FileProblem
 from box.fault import fault_view, panel_reason
 from box.game_screen import GameScreen
@@ -45,7 +45,7 @@ from box.screen import Card, Screen
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap, TagsSetAside
 from box.tools import DiceCup, ShotTimer, TimerScreen
-from box.words import READERS, PressKind, Sound
+from box.words import READERS, VOLUME_LEVELS, PressKind, Sound
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -42,9 +42,8 @@ from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from box.care import VOLUME_LEVELS
 from box.pinmap import PinUnavailable
-from box.words import Sound
+from box.words import VOLUME_LEVELS, Sound
 
 # The passive buzzer's range: TonalBuzzer(mid_tone=A5, octaves=2) plays A3..A7.
 MID_TONE_HZ = 880.0
