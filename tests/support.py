@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from box.games.base import Rules, Step
+from box.games.base import Rejected, Rules, Step
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -23,6 +23,15 @@ def play_all(rules: Rules[Any], state: Any, *actions: Any) -> Any:
         assert isinstance(step, Step), f"{action} rejected: {getattr(step, 'reason', step)}"
         state = step.state
     return state
+
+
+def refused(rules: Rules[Any], state: Any, action: Any) -> str:
+    """The reason `action` is rejected (a step fails the test); also checks it changed nothing."""
+    before = rules.dump(state)
+    result = rules.apply(state, action)
+    assert isinstance(result, Rejected), f"{action} was accepted"
+    assert rules.dump(state) == before
+    return result.reason
 
 
 def gravebox_command() -> list[str]:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from box.games.base import Press, Rejected, Roll, Setup, Sound, Step, Tap
+from box.games.base import Press, Roll, Setup, Sound, Step, Tap
 from box.games.dead_fellas import RULES
 from box.games.dead_fellas.state import Board, Game, Mook, Playing, choices
-from tests.support import play_all
+from tests.support import play_all, refused
 
 DECK = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
 OK, BACK, UP, DOWN = Press("ok"), Press("back"), Press("up"), Press("down")
@@ -24,11 +24,7 @@ def accept(game: Game, *actions) -> Game:
 
 def refuse(game: Game, action) -> str:
     """The reason `action` is rejected; also checks nothing changed."""
-    before = RULES.dump(game)
-    result = RULES.apply(game, action)
-    assert isinstance(result, Rejected), f"{action} was accepted"
-    assert RULES.dump(game) == before
-    return result.reason
+    return refused(RULES, game, action)
 
 
 def tap(card: str) -> Tap:

@@ -8,27 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from box.games.base import Press, Rejected, Setup, Step, Tap
+from box.games.base import Press, Setup, Tap
 from box.games.dead_fellas import RULES
+from tests.support import play_all, refused
 
 DECK = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
 OK, BACK, DOWN = Press("ok"), Press("back"), Press("down")
 
 
 def accept(game, *actions):
-    for action in actions:
-        result = RULES.apply(game, action)
-        assert isinstance(result, Step), f"{action} rejected: {getattr(result, 'reason', '')}"
-        game = result.state
-    return game
+    return play_all(RULES, game, *actions)
 
 
 def refuse(game, action) -> str:
-    before = RULES.dump(game)
-    result = RULES.apply(game, action)
-    assert isinstance(result, Rejected), f"{action} was accepted"
-    assert RULES.dump(game) == before
-    return result.reason
+    return refused(RULES, game, action)
 
 
 def tap(card: str) -> Tap:

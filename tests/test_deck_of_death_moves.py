@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from box.errors import ConfigError
-from box.games.base import Press, Rejected, Roll, Setup, Tap
+from box.games.base import Press, Roll, Setup, Tap
 from box.games.deck_of_death import RULES
-from tests.support import play_all
+from tests.support import play_all, refused
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 DECK = RULES.load_deck(DECKS)
@@ -36,11 +36,7 @@ def play(state, *actions):
 
 
 def rejected(state, action) -> str:
-    before = RULES.dump(state)
-    result = RULES.apply(state, action)
-    assert isinstance(result, Rejected), f"{action} was accepted"
-    assert RULES.dump(state) == before
-    return result.reason
+    return refused(RULES, state, action)
 
 
 def at_card_phase(**options: str):
