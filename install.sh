@@ -33,7 +33,7 @@ END_MARK="# <<< gravebox"
 MANAGED_MARK="# gravebox: managed by install.sh"
 # python3-lgpio comes from the Raspberry Pi OS archive, built for the release's own Python
 # (3.11 on Bookworm, 3.13 on Trixie, where PyPI has no lgpio wheel): the venv sees it.
-APT_PACKAGES=(python3-venv python3-lgpio python3-pil i2c-tools polkitd)
+APT_PACKAGES=(python3-venv python3-lgpio python3-pil i2c-tools polkitd udisks2)  # udisks2: the tag map to a USB stick
 BOOT=""         # the boot partition (set by find_boot)
 CHANGED=no      # set by install_file and friends: did the last one change the file?
 REBOOT_NEEDED=no
