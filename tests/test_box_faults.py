@@ -83,7 +83,7 @@ def test_a_bad_deck_met_when_a_game_is_chosen_refuses_that_game_and_the_box_goes
     decks.mkdir()
     (decks / "deadlines.csv").write_bytes(b"id,name\n\xff\n")
     box = Box(Journal(":memory:"), TagMap(), DiceCup.seeded(1), Settings(decks_dir=decks))
-    for button in ("ok", "ok", "up", "ok"):  # Deadlines, its players, its options' last entry: Start
+    for button in ("ok", "ok", "ok"):  # Deadlines, its players, its options' first entry: START
         box.button(button, "short", 1.0)
     view = box.screen(1.0)
     assert box.session is None and view.title == "Bad file", view

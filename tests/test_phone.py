@@ -84,8 +84,7 @@ def test_a_player_token_seats_its_player_at_a_games_setup(world: SimulatedBox) -
     assert world.dump()["notice"] == "Cid joins: 1 seated"
     world.press("ok")  # the options page: the roster's default target
     assert any("4" in line for line in oled(world))
-    world.press("up")  # START
-    world.press("ok")
+    world.press("ok")  # START, the options' first line
     state = world.dump()
     assert state["game"] == "dead-set" and state["players"] == ["Cid", "Ann"]
     assert state["options"]["target"] == "4"
