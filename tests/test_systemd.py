@@ -31,10 +31,11 @@ def unit_settings(path: Path = UNIT) -> dict[str, list[str]]:
     return settings
 
 
-def exposure(unit: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+def exposure(unit: Path, most: float = MAX_EXPOSURE) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """The unit's exposure score, with `systemd-analyze security` failing above `most`."""
     # --threshold takes tenths in systemd 252: 15 means an exposure of 1.5.
     result = subprocess.run(
-        ["systemd-analyze", "security", "--offline=yes", f"--threshold={int(MAX_EXPOSURE * 10)}", str(unit)],
+        ["systemd-analyze", "security", "--offline=yes", f"--threshold={int(most * 10)}", str(unit)],
         capture_output=True,
         text=True,
     )
