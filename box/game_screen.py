@@ -7,11 +7,12 @@ changes. What an accepted step asks for (sounds, the shot timer) goes back to th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from box.games.base import Action, Press, Rejected, Roll, Step, Tap, View
 from box.screen import BaseScreen, Card, Host
-from box.words import PressKind
+from box.words import TEXT_LINES, PressKind
 
 if TYPE_CHECKING:
     from box.session import GameSession
@@ -72,7 +73,8 @@ class GameScreen(BaseScreen):
             self.session.journal.on_commit(lambda: self.game_host.accepted(result, now))
 
     def view(self, now: float) -> View:
-        return self.session.rules.view(self.session.state)
+        view = self.session.rules.view(self.session.state)
+        return over_view(view) if self.over() else view
 
     def dump(self) -> dict[str, Any]:
         session = self.session
@@ -83,3 +85,18 @@ class GameScreen(BaseScreen):
             "actions": session.count,
             **session.dump(),
         }
+
+
+GAME_OVER_HINT = "hold OK: menu"
+
+
+def over_view(view: View) -> View:
+    """A game-over screen says how to leave it; the game's last word moves up a line for the hint.
+
+    >>> over_view(View("Game over", ("Ann wins!",), notice="Fewest penalties"))
+    View(title='Game over', lines=('Ann wins!', 'Fewest penalties'), cursor=None, dice=None, notice='hold OK: menu', big='')
+    """
+    lines = view.lines
+    if view.notice and len(lines) < TEXT_LINES and view.notice not in lines:
+        lines = (*lines, view.notice)
+    return replace(view, lines=lines, notice=GAME_OVER_HINT)

@@ -689,8 +689,6 @@ class Box:
         if not notice and self.offline:
             notice = "! reader " + ", ".join(sorted(self.offline)) + " off"
 
-        if not notice and self.game is not None and self.top is self.game and self.game.over():
-            notice = view.notice or "Hold OK: menu"
         return replace(view, notice=notice or view.notice)
 
     def base_view(self, now: float) -> View:

@@ -192,6 +192,7 @@ def test_after_the_end_a_long_ok_goes_back_to_the_menu():
     press(box, "ok", kind="long")  # Deck of Death: "enough chaos?"
     press(box, "ok")
     assert box.dump(1.0)["over"] is True
+    assert box.screen(9.0).notice == "hold OK: menu"  # the game-over screen says how to leave it
     press(box, "ok", kind="long")
     assert box.session is None
     assert box.journal.unfinished_game() is None
