@@ -34,7 +34,7 @@ from typing import Any
 
 import box
 from box.cards import Deck
-from box.games.base import Action, Press, Rejected, Roll, Rules, Setup, Step, Tap
+from box.games.base import Action, Press, Rejected, Roll, Rules, Setup, Step, Tap, View
 from box.journal import GameRecord, Journal, StorageError
 
 log = logging.getLogger(__name__)
@@ -67,9 +67,22 @@ def decode(data: dict[str, Any]) -> Action:
     raise ValueError(f"unknown action kind {kind!r}")
 
 
-def describe(action: Action, deck: Deck, secret: bool = False) -> str:
-    """A short label for the undo confirmation: 'tap left Ada Lovelace' (a secret card is not named)."""
+def describe(action: Action, deck: Deck, secret: bool = False, views: tuple[View, View] | None = None) -> str:
+    """A short label for the undo menu when the rules have none: 'Ada Lovelace' (a secret card is not named).
+
+    With the screens before and after a press, a press that moved or chose a highlighted line says which.
+
+    >>> before, after = View("Menu", ("Whack", "Item"), cursor=0), View("Menu", ("Whack", "Item"), cursor=1)
+    >>> deck = Deck("x", {}, {}, "x.csv")
+    >>> describe(Press("down"), deck, views=(before, after)), describe(Press("ok"), deck, views=(after, before))
+    ('move to Item', 'OK on Item')
+    """
     if isinstance(action, Press):
+        before, after = views or (View(""), View(""))
+        if action.button in ("up", "down") and after.cursor is not None and after.cursor < len(after.lines):
+            return f"move to {after.lines[after.cursor].strip()}"
+        if action.button == "ok" and before.cursor is not None and before.cursor < len(before.lines):
+            return f"OK on {before.lines[before.cursor].strip()}"
         return f"{'hold' if action.long else 'press'} {action.button.upper()}"
     if isinstance(action, Tap):
         if secret:
@@ -199,6 +212,7 @@ class GameSession:
         self.count = 0
         self.base = Base(0, 0, self.first)
         self.tail: list[tuple[int, Action]] = []  # the actions in force after the base, at most checkpoint_every
+        self.before: Any = None  # the state before the newest action in force, when known (for its undo label)
         self.replay()
 
     @property
@@ -215,7 +229,7 @@ class GameSession:
     def replay(self) -> None:
         """Rebuild the state from the newest usable checkpoint and the journal's actions after it."""
         self.base = self._newest_checkpoint()
-        self.tail, self.state, self.count = [], self.base.state, self.base.count
+        self.tail, self.state, self.count, self.before = [], self.base.state, self.base.count, None
         made = []  # a journal without checkpoints (or with other code's) gets them now
         for seq, data in self.journal.actions(self.record.id, after=self.base.seq):
             action = decode(data)
@@ -246,19 +260,19 @@ class GameSession:
                 seq = self.journal.append(self.record.id, encode(action))
                 if checkpoint:
                     self._save(Base(seq, self.count + 1, result.state))
-            state, count, base, tail = self.state, self.count, self.base, self.tail
+            state, count, base, tail, before = self.state, self.count, self.base, self.tail, self.before
             self._advance(seq, action, result.state)
 
             def revert() -> None:  # the batch holding the action failed: it never happened
                 tail.pop()
-                self.state, self.count, self.base, self.tail = state, count, base, tail
+                self.state, self.count, self.base, self.tail, self.before = state, count, base, tail, before
 
             self.journal.on_commit(lambda: log.debug("journaled action %d of game %d", seq, self.record.id), revert)
         return result
 
     def _advance(self, seq: int, action: Action, state: Any) -> bool:
         """Action `seq` is in force; every `checkpoint_every` actions its state becomes the base (True then)."""
-        self.state, self.count = state, self.count + 1
+        self.before, self.state, self.count = self.state, state, self.count + 1
         self.tail.append((seq, action))
         if len(self.tail) < self.checkpoint_every:
             return False
@@ -269,14 +283,22 @@ class GameSession:
         self.journal.save_checkpoint(self.record.id, base.seq, base.count, self.codec.version, self.codec.dump(base.state))
 
     def last_action(self) -> str | None:
+        """What undo would take back, in the game's words ("Ann sticks"); None when nothing would.
+
+        The rules' `describe` says it from the states around the action; else the action itself.
+        """
         if self.tail:
             action = self.tail[-1][1]
         elif self.base.seq:
             action = decode(self.journal.action(self.base.seq))
         else:
             return None
+        label = None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
+        if label:  # a roll is the box's dice: "roll 4+5"
+            return label
         secret = isinstance(action, Tap) and self.rules.secret(self.state, action.card)
-        return describe(action, self.deck, secret)
+        views = None if self.before is None else (self.rules.view(self.before), self.rules.view(self.state))
+        return describe(action, self.deck, secret, views)
 
     def undo(self) -> bool:
         """Take back the last action; False when there is none."""
@@ -288,12 +310,12 @@ class GameSession:
             self.replay()  # the base held that action: from the checkpoint before it
             return True
         self.tail.pop()
-        state = self.base.state
+        before, state = None, self.base.state
         for _, action in self.tail:
             result = self.rules.apply(state, action)
             assert isinstance(result, Step), "the rules are pure: an action accepted once is accepted again"
-            state = result.state
-        self.state, self.count = state, self.count - 1
+            before, state = state, result.state
+        self.state, self.count, self.before = state, self.count - 1, before
         return True
 
     def dump(self) -> dict[str, Any]:

@@ -148,7 +148,8 @@ def test_the_undo_label_does_not_name_a_secret_recruit():
     session = GameSession(RULES, DECK, record, journal)
     for card in ("dfm03", "dfm01", "dfm02", "dfm04", "dfm05", "dfm06", "dfm10"):  # dealt(), then a recruit
         assert isinstance(session.apply(tap(card)), Step)
-    assert session.last_action() == "a hidden card"
+    assert session.last_action() == "Ann recruited a Mook"  # says what undo takes back, not which Mook
+    assert DECK.name_of("dfm10") not in session.last_action()
 
 
 def test_back_from_recruit_returns_to_the_menu():

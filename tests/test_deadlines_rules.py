@@ -502,3 +502,14 @@ def test_dead_end_trusts_the_table_and_plays_like_the_classic_game():
         classic, _ = place(classic, reader, card(k), position=1)
         dead_end, _ = place(dead_end, reader, card(k), position=1)
         assert RULES.dump(classic) == RULES.dump(dead_end)
+
+
+def test_the_undo_labels_say_which_card_goes_where():
+    game = started()
+    tapped, _ = step(game, Tap(LEFT, card(1)))
+    name = DECK.name_of(card(1))
+    assert RULES.describe(game, Tap(LEFT, card(1)), tapped) == f"{name} under Birth"
+    moved, _ = step(tapped, DOWN)
+    assert RULES.describe(tapped, DOWN, moved) == f"moving {name}"
+    judged, _ = step(moved, OK)
+    assert RULES.describe(moved, OK, judged) == f"placing {name}"

@@ -116,6 +116,14 @@ def test_undo_needs_a_confirmation_and_takes_back_one_action():
     assert box.dump(2.0)["positions"]["Ann"]["space"] == 0
 
 
+def test_the_undo_label_says_what_it_undoes():
+    box = make_box()
+    box.start_game("dead-set", now=0.0)
+    press(box, "ok")  # Ann sticks
+    press(box, "back", kind="long")
+    assert box.screen(1.0).lines[0] == "Undo: Ann sticks"
+
+
 def test_nothing_to_undo_is_said():
     box = make_box()
     box.start_game("deck-of-death", now=0.0)

@@ -175,6 +175,9 @@ class Rules(Protocol[S]):
     def secret(self, state: S, card: str) -> bool:
         """True for a card of the game in play that the shared screen must not name (a secret recruit)."""
 
+    def describe(self, before: S | None, action: Action, after: S) -> str | None:
+        """What `action` did, for the undo label ("Ann sticks"), or None to let the box say the action."""
+
     def is_over(self, state: S) -> bool:
         """True once the game has ended (it then accepts nothing but scrolling)."""
 

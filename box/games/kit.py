@@ -81,6 +81,8 @@ class Rulebook(Generic[S]):
     is_over: Callable[[S], bool]
     wants_roll: Callable[[S], bool] = never
     secret: Callable[[S, str], bool] = lambda state, card: False  # a card the table must not see named
+    describe: Callable[[S | None, Action, S], str | None] = lambda before, action, after: told(before, after)
+    """What an action did, for the undo label ("Ann sticks"): (state before or None, action, state after)."""
 
     @property
     def min_players(self) -> int:
@@ -89,6 +91,19 @@ class Rulebook(Generic[S]):
     @property
     def max_players(self) -> int:
         return self.players[1]
+
+
+def told(before: Any, after: Any) -> str | None:
+    """The default undo label: the notice an action left on the screen, when it set a new one.
+
+    The notice is what the table already saw, so it never names a secret card.
+
+    >>> from types import SimpleNamespace as S
+    >>> told(S(notice="Ann twists (1)"), S(notice="Bob sticks")), told(S(notice="x"), S(notice="x"))
+    ('Bob sticks', None)
+    """
+    notice = getattr(after, "notice", "")
+    return notice if notice and (before is None or notice != getattr(before, "notice", "")) else None
 
 
 @dataclass(frozen=True)

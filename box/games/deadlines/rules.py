@@ -425,4 +425,7 @@ def is_over(game: Game) -> bool:
     return isinstance(game.phase, Finished)
 
 
-RULES = Rulebook(cards.NAME, TITLES[cards.NAME], (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)
+RULES = Rulebook(
+    cards.NAME, TITLES[cards.NAME], (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
+    describe=screens.describe,
+)

@@ -3,7 +3,7 @@ most five lines of 21 characters."""
 
 from __future__ import annotations
 
-from box.games.base import View
+from box.games.base import Action, Press, Tap, View
 from box.games.deadlines.state import (
     COLUMN_LABELS,
     PENALTY_LIMIT,
@@ -16,10 +16,11 @@ from box.games.deadlines.state import (
     Placing,
     Revealing,
     Rewarding,
+    Starting,
     Targeting,
     value_of,
 )
-from box.games.kit import expect, fit, window, wrap
+from box.games.kit import expect, fit, told, window, wrap
 from box.words import LINE_CHARS, TEXT_LINES
 
 INSERT_MARK = "----- here -----"
@@ -141,3 +142,19 @@ def _card_line(name: str, value: str) -> str:
         if len(short) <= room:
             break
     return f"{fit(short, room):<{room}} {value}"
+
+
+def describe(before: Game | None, action: Action, after: Game) -> str | None:
+    """The undo label of a card on its way into a column, else the notice the action left.
+
+    "Lincoln under Birth" (tapped at the left tombstone), "moving Lincoln", "placing Lincoln".
+    """
+    if before is not None and isinstance(action, Tap) and isinstance(before.phase, Starting | Drawing):
+        return f"{before.name(action.card)} under {COLUMN_LABELS[READER_COLUMN[action.reader]]}"
+    if before is not None and isinstance(action, Press) and isinstance(before.phase, Placing):
+        name = before.name(before.phase.card)
+        if action.button == "ok":
+            return f"placing {name}"
+        if action.button in ("up", "down"):
+            return f"moving {name}"
+    return told(before, after)
