@@ -1,9 +1,9 @@
 """The composition root: the one place where a box is put together.
 
 `assemble` builds, in order, the inbox, the parts (real or the libraries' fakes), the
-journal, the tag map, the Box and the loop. The service (`gravebox run`), the simulator
-(box/sim/world.py) and the `selftest` and `enroll` commands all use it; the commands
-give it their own root screen instead of the menu.
+journal, the tag map, the Box, the USB sticks' worker and the loop. The service (`gravebox
+run`), the simulator (box/sim/world.py) and the `selftest` and `enroll` commands all use it;
+the commands give it their own root screen instead of the menu.
 """
 
 from __future__ import annotations
@@ -21,15 +21,21 @@ from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
 from box.phone import load_roster
 from box.pinmap import PinMap
+from box.ports.usb import FakeSticks, Sticks, UdisksSticks
 from box.screen import Screen
 from box.service import Box, Settings
 from box.tags import TAGS_FILE, TagMap, TagsSetAside
+from box.tagtransfer import Transfers
 from box.tools import DiceCup
 
 if TYPE_CHECKING:
     from box.ports.nfc.simchip import SimChips
 
 JOURNAL_FILE = "journal.db"
+SIM_STICKS = "usb"
+"""The simulator's USB sticks: folders under this one in the state folder."""
+SIM_STICK = "STICK"
+"""The simulator's stick, plugged in at every start: drop a gravebox-tags.csv in its folder."""
 
 
 @dataclass
@@ -41,6 +47,7 @@ class App:
     journal: Journal
     box: Box
     loop: BoxLoop
+    transfers: Transfers
 
     def close(self) -> None:
         self.parts.close()
@@ -106,9 +113,24 @@ def assemble(
         if root is None:
             load_roster(box)  # the phone page's names and default options (roster.json)
         box.writer = lambda request: parts.readers[request.reader].request_write(request)
+        sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
+        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks)
+        box.transfer = transfers.start
     except BaseException:
         parts.close()
         if journal is not None:
             journal.close()
         raise
-    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox))
+    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox), transfers)
+
+
+def open_sticks(state_dir: Path | None, simulated: bool) -> tuple[Sticks | None, str]:
+    """The USB sticks: udisks2 on a box (reached at the first use: a missing service is then one
+    line on the screen); in the simulator folders under the state folder, one stick plugged in."""
+    if not simulated:
+        return UdisksSticks(), ""
+    if state_dir is None:
+        return None, "No USB service: the simulator has no state folder"
+    sticks = FakeSticks(state_dir / SIM_STICKS)
+    sticks.plug(SIM_STICK)
+    return sticks, ""

@@ -8,7 +8,8 @@ commands; the simulator (box/sim/world.py) calls `process` itself on virtual tim
 
 The phone page's commands come the same way: the control socket's thread puts a
 `ControlCommand` in the inbox (box/control.py) and the loop carries it out (box/phone.py);
-after each pass the loop publishes the state dump to the page when one listens.
+after each pass the loop publishes the state dump to the page when one listens. A USB stick
+job's worker (box/tagtransfer.py) posts its `TagsMoved` answer the same way.
 
 An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Box.button`
 -> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma `display()`.
@@ -29,6 +30,7 @@ from box.ports.buttons import Edge, PressDetector
 from box.ports.nfc.reader import CardPlaced, ReaderStatus
 from box.ports.nfc.tagio import CardWritten
 from box.service import Box
+from box.tagtransfer import TagsMoved
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +114,8 @@ class BoxLoop:
             self.box.card_written(event, now)
         elif isinstance(event, ReaderStatus):
             self.box.reader_status(event.reader, event.online, event.message, now)
+        elif isinstance(event, TagsMoved):
+            self.box.tags_moved(event, now)
         elif isinstance(event, ControlCommand):
             from box.phone import carry_out
 

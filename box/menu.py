@@ -28,6 +28,7 @@ class Tool(StrEnum):
     SHOT_TIMER = "Shot timer"
     SELF_TEST = "Self-test"
     ENROL = "Enrol cards"
+    USB = "USB stick"
     POWER_OFF = "Power off"
 
 

@@ -43,7 +43,8 @@ from box.ports.nfc.tagio import CardWritten, WriteCard
 from box.roster import PLAYER, STARTED, UPLOADED_DECKS, Roster
 from box.screen import Card, Screen
 from box.session import GameSession
-from box.tags import TAGS_FILE, TagMap, TagsSetAside
+from box.tags import TAGS_FILE, TagMap, TagsSetAside, simulated_uid
+from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved
 from box.tools import DiceCup, ShotTimer, TimerScreen
 from box.words import READERS, VOLUME_LEVELS, PressKind, Sound
 
@@ -141,6 +142,9 @@ class Box:
         self.joined: list[str] = []  # names whose player token was laid on a reader at the setup
         self.writer: Callable[[WriteCard], None] | None = None
         """Hands a card-record write to the reader side (set by the composition root); None: no readers."""
+        self.transfer: Callable[[str, TagMap, Mapping[str, Deck]], None] | None = None
+        """Starts a USB stick job off the loop (set by the composition root); its answer comes as `TagsMoved`."""
+        self.usb_busy = ""  # while a USB stick job runs: what the screen says
         self.care = ScreenCare(contrast=settings.contrast)  # dims and blanks the OLED when idle
         self.waking: set[str] = set()  # buttons whose press only woke the screen
         sound = journal.get("sound") or {}
@@ -569,6 +573,8 @@ class Box:
             actions = tuple(partial(self.open_enrolment, game) for game in GAMES)
             names = tuple(TITLES.values())
             self.push(Picker("picker", "Enrol which game?", (*names, "Back"), (*actions, None)))
+        elif tool is Tool.USB:
+            self.open_usb(now)
 
     def open_timer(self) -> TimerScreen:
         screen = TimerScreen(self.timer, on_chug=self.chugged)
@@ -598,6 +604,84 @@ class Box:
                 every_card=walked,  # every card has a tag already: walk the deck again from the top
             )
         )
+
+    # ----- the tag map on a USB stick (box/tagtransfer.py) ------------------------------------
+
+    def open_usb(self, now: float) -> None:
+        """Save the whole tag map to a stick, or load one from it (a second box's cards)."""
+        if self.usb_busy:
+            self.say(f"Busy: {self.usb_busy}", now)
+            return
+        actions = (partial(self.start_transfer, SAVE), partial(self.start_transfer, LOAD), None)
+        self.push(Picker("usb", "USB stick", ("Save tags to USB", "Load tags from USB", "Back"), actions))
+
+    def start_transfer(self, job: str, now: float) -> None:
+        """Hand a save or a load to the worker; the screen says so until its answer comes."""
+        if self.usb_busy:
+            self.say(f"Busy: {self.usb_busy}", now)
+            return
+        if self.transfer is None:
+            self.reject("No USB service on this box", now)
+            return
+        decks = {}
+        for game in GAMES:  # the import is checked against them, the export names the cards
+            try:
+                decks[game] = self.deck(game)
+            except Exception as problem:  # a deck that will not load: its tags are not checked/named
+                log.error("deck %s not loaded for the USB stick: %s", game, problem)
+        try:
+            self.transfer(job, self.tags, decks)
+        except RuntimeError as problem:  # no thread to be had
+            log.error("USB %s not started: %s", job, problem)
+            self.reject(f"USB failed: {problem}", now)
+            return
+        self.usb_busy = BUSY[job]
+        self.say(self.usb_busy, now)
+
+    def tags_moved(self, result: TagsMoved, now: float) -> None:
+        """A USB job's answer: said; a load's tags replace the map's after a question, if any would change."""
+        self.usb_busy = ""
+        self.care.input(now)  # news on the screen: shown awake
+        if result.imported is None:
+            if not result.ok:
+                self.reject(result.answer, now)
+            else:
+                self.say(result.answer, now)
+                self.sounds.append(Sound.RIGHT)
+            return
+        replaced = self.replaced_by(result.imported)
+        apply = partial(self.take_tags, result.imported, result.answer)
+        if replaced:
+            self.push(Confirm(f"Replace {replaced} tag{'s' if replaced != 1 else ''}?", apply))
+            self.say(result.answer, now)
+        else:
+            apply(now)
+
+    def replaced_by(self, imported: TagMap) -> int:
+        """How many of the map's tags an import changes (the simulator's made-up tags do not count)."""
+        merged = TagMap(self.tags.cards)
+        merged.merge(imported)
+        return sum(
+            1
+            for uid, card in self.tags.cards.items()
+            if merged.cards.get(uid) != card and uid != simulated_uid(*card)
+        )
+
+    def take_tags(self, imported: TagMap, answer: str, now: float) -> None:
+        """Merge a checked import over the tag map and save it as enrolment does (tags.csv)."""
+        merged = TagMap(self.tags.cards)
+        merged.merge(imported)
+        if self.settings.state_dir is not None:
+            try:
+                merged.save(self.settings.state_dir / TAGS_FILE)
+            except OSError as problem:
+                log.error("imported tag map not saved: %s", problem)
+                self.reject(f"Not saved: {problem.strerror or problem}", now)
+                return
+        self.tags.cards.clear()  # the same map object: the screens that hold it see the new tags
+        self.tags.cards.update(merged.cards)
+        self.say(answer, now)
+        self.sounds.append(Sound.RIGHT)
 
     def open_box_menu(self) -> None:
         label = self.session.last_action() if self.session is not None else None
@@ -684,6 +768,8 @@ class Box:
         """What the OLED shows now."""
         view = self.base_view(now)
         notice = self.notice if self.notice and now < self.notice_until else ""
+        if not notice and self.usb_busy:
+            notice = self.usb_busy
         if not notice and self.journal.fault is not None:  # until writes work again
             notice = self.journal.fault.reason
         if not notice and self.offline:

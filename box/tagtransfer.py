@@ -4,7 +4,9 @@ The file is ``gravebox-tags.csv`` at the stick's top, ``uid,game,card,name`` (th
 as ``gravebox enroll GAME --export``, every game in one file). An import is checked in full
 first (every line, against this box's decks) and merged over the tag map only when all of it is
 good; otherwise nothing changes and the answer names the first bad line. Both run off the loop
-(D-Bus and a stick's file system take their time) and answer one line for the screen.
+(D-Bus and a stick's file system take their time) and answer one line for the screen:
+`Transfers` runs them on a short-lived worker thread and posts a `TagsMoved` into the loop's
+inbox, where the Box applies it (box/service.py, the menu's *USB stick*).
 
 >>> import tempfile
 >>> from box.cards import Deck
@@ -24,11 +26,15 @@ import csv
 import io
 import logging
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from box.cards import Deck
-from box.ports.usb import Stick, StickError, Sticks
+from box.ports.usb import NoUsbService, Stick, StickError, Sticks
+from box.roster import PLAYER
 from box.tags import TagMap
 
 log = logging.getLogger(__name__)
@@ -51,18 +57,24 @@ def _one_stick(sticks: Sticks) -> Stick:
 
 def export_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> str:
     """Write every tag to the stick (then unmount it, if the box mounted it); one line for the screen."""
+    return _export(tags, decks, sticks)[1]
+
+
+def _export(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[bool, str]:
     try:
         stick = _one_stick(sticks)
         root = sticks.mount(stick)
         count = _write(tags, decks, root / FILE_NAME)
         if stick.mounted_at is None:
             sticks.unmount(stick)
+    except NoUsbService as problem:
+        return False, str(problem)
     except StickError as problem:
-        return f"Not saved: {problem}"
+        return False, f"Not saved: {problem}"
     except OSError as problem:
         log.warning("tag map export failed: %s", problem)
-        return f"Not saved: cannot write the stick ({problem.strerror or problem})"
-    return f"{count} tag{'s' if count != 1 else ''} saved on {stick.label}: you may pull it"
+        return False, f"Not saved: cannot write the stick ({problem.strerror or problem})"
+    return True, f"{count} tag{'s' if count != 1 else ''} saved on {stick.label}: you may pull it"
 
 
 def _write(tags: TagMap, decks: Mapping[str, Deck], path: Path) -> int:
@@ -72,7 +84,7 @@ def _write(tags: TagMap, decks: Mapping[str, Deck], path: Path) -> int:
     rows = sorted(tags.cards.items(), key=lambda item: (item[1], item[0]))
     for uid, (game, card_id) in rows:
         deck = decks.get(game)
-        name = deck.name_of(card_id) if deck is not None and card_id in deck else ""
+        name = card_id if game == PLAYER else deck.name_of(card_id) if deck is not None and card_id in deck else ""
         writer.writerow([uid.hex(), game, card_id, name])
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", encoding="utf-8", newline="") as handle:
@@ -93,6 +105,8 @@ def import_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tupl
         finally:
             if stick.mounted_at is None:
                 sticks.unmount(stick)
+    except NoUsbService as problem:
+        return None, str(problem)
     except StickError as problem:
         return None, f"Not read: {problem}"
     try:
@@ -152,9 +166,12 @@ def check(text: str, decks: Mapping[str, Deck]) -> TagMap:
         if len(uid) not in UID_LENGTHS:
             raise ValueError(f"line {line}: a tag UID has 4, 7 or 10 bytes, not {len(uid)}")
         deck = decks.get(game)
-        if deck is None:
+        if game == PLAYER:  # a player's token: its card is a roster name, any name will do
+            if not card_id:
+                raise ValueError(f"line {line}: a player token needs a name")
+        elif deck is None:
             raise ValueError(f"line {line}: no game {game!r} on this box")
-        if card_id not in deck:
+        elif card_id not in deck:
             raise ValueError(f"line {line}: no card {card_id!r} in the {game} deck")
         if uid in tags:
             raise ValueError(f"line {line}: tag {uid.hex()} is on an earlier line too")
@@ -164,3 +181,74 @@ def check(text: str, decks: Mapping[str, Deck]) -> TagMap:
     if not header_seen:
         raise ValueError("is empty")
     return TagMap(tags)
+
+
+SAVE, LOAD = "save", "load"
+BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…"}
+"""What the screen says while a job runs."""
+
+
+@dataclass(frozen=True)
+class TagsMoved:
+    """A stick job's answer, posted into the loop's inbox for the Box (box/loop.py)."""
+
+    job: str
+    """SAVE or LOAD."""
+    answer: str
+    """One line for the screen."""
+    ok: bool = True
+    """False: nothing was saved or read (the answer says why)."""
+    imported: TagMap | None = None
+    """LOAD: the stick's tags, checked in full against the decks (None: nothing to change)."""
+
+
+class Transfers:
+    """Runs saves and loads off the loop, each on a short-lived worker thread, and posts the answer.
+
+    `sticks` is None where the box has none (`unavailable` says why). The Box starts one job at a
+    time and refuses another until the answer came.
+
+    >>> import queue, tempfile
+    >>> from box.ports.usb import FakeSticks
+    >>> inbox = queue.SimpleQueue()
+    >>> transfers = Transfers(FakeSticks(Path(tempfile.mkdtemp())), inbox.put)
+    >>> transfers.start(SAVE, TagMap(), {}); transfers.join(10.0); inbox.get_nowait().answer
+    True
+    'Not saved: no USB stick: plug one in'
+    """
+
+    def __init__(self, sticks: Sticks | None, post: Callable[[Any], None], unavailable: str = "") -> None:
+        self.sticks, self.post, self.unavailable = sticks, post, unavailable
+        self._thread: threading.Thread | None = None
+
+    def start(self, job: str, tags: TagMap, decks: Mapping[str, Deck]) -> None:
+        """Save `tags` to the stick (SAVE) or read the stick's (LOAD) on a worker thread; returns at once.
+
+        Called on the loop thread: the tags and decks are copied here, the worker touches no more."""
+        arguments = (job, TagMap(tags.cards), dict(decks))
+        self._thread = threading.Thread(target=self._run, args=arguments, name=f"usb-{job}", daemon=True)
+        self._thread.start()
+
+    def _run(self, job: str, tags: TagMap, decks: dict[str, Deck]) -> None:
+        try:
+            if self.sticks is None:
+                result = TagsMoved(job, self.unavailable or "No USB service on this box", ok=False)
+            elif job == SAVE:
+                ok, answer = _export(tags, decks, self.sticks)
+                result = TagsMoved(job, answer, ok)
+            else:
+                imported, answer = import_tags(TagMap(), decks, self.sticks)
+                result = TagsMoved(job, answer, imported is not None, imported)
+        except Exception as problem:  # a library's surprise: one line on the screen, the box goes on
+            log.exception("USB %s failed", job)
+            result = TagsMoved(job, f"USB failed: {problem}", ok=False)
+        log.info("USB %s: %s", job, result.answer)
+        self.post(result)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the last job's worker (tests, closing); False if it is still running."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True

@@ -1,17 +1,24 @@
-"""The tag map to and from a USB stick: the fake sticks, and the udisks2 client against a fake
-D-Bus connection that answers with real jeepney messages."""
+"""The tag map to and from a USB stick: the fake sticks, the udisks2 client against a fake
+D-Bus connection that answers with real jeepney messages, and the box's menu in the simulator."""
 
 from __future__ import annotations
 
+import queue
+import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from jeepney import HeaderFields, new_error, new_method_return
 
+from box.app import SIM_STICK, SIM_STICKS, open_sticks
 from box.cards import Deck
+from box.ports.nfc.simchip import SimMifareClassic
 from box.ports.usb import BLOCK, DRIVE, FILESYSTEM, FakeSticks, Stick, StickError, UdisksSticks
-from box.tags import TagMap
-from box.tagtransfer import FILE_NAME, export_tags, import_tags
+from box.roster import PLAYER
+from box.sim.world import SimulatedBox
+from box.tags import TAGS_FILE, TagMap
+from box.tagtransfer import FILE_NAME, SAVE, TagsMoved, Transfers, export_tags, import_tags
 
 DECKS = {
     "demo": Deck("demo", {"a": 1, "b": 2, "c": 3}, {"a": "Ada", "b": "Bob", "c": "Cy"}, "demo.csv"),
@@ -154,3 +161,185 @@ def test_a_refusal_names_the_polkit_rule_and_no_bus_names_udisks() -> None:
 
     with pytest.raises(StickError, match=r"cannot reach udisks2 \(.*\): is it installed\?"):
         UdisksSticks(connect=no_bus).find()
+
+
+def test_player_tokens_move_with_the_cards(sticks: FakeSticks) -> None:
+    first = TagMap({UID_A: ("demo", "a"), UID_X: (PLAYER, "Zoë")})
+    sticks.plug("STICK")
+    export_tags(first, DECKS, sticks)
+    assert f"{UID_X.hex()},player,Zoë,Zoë" in (sticks.root / "STICK" / FILE_NAME).read_text()
+    second, _ = import_tags(TagMap(), DECKS, sticks)
+    assert second is not None and second.cards == first.cards
+
+
+def test_a_box_without_udisks2_answers_one_line_and_a_simulated_one_has_its_stick(tmp_path: Path) -> None:
+    def no_bus():
+        raise FileNotFoundError(2, "No such file or directory")
+
+    answers: queue.SimpleQueue[TagsMoved] = queue.SimpleQueue()
+    Transfers(UdisksSticks(connect=no_bus), answers.put).start(SAVE, TagMap({UID_A: ("demo", "a")}), DECKS)
+    answer = answers.get(timeout=10.0)  # the worker's answer (no sleep: it is waited for)
+    assert not answer.ok and answer.answer.startswith("No USB service: cannot reach udisks2")
+    real, _ = open_sticks(tmp_path, simulated=False)
+    assert isinstance(real, UdisksSticks), "a real box never falls back to fake sticks"
+    simulated, _ = open_sticks(tmp_path, simulated=True)
+    assert isinstance(simulated, FakeSticks) and [stick.label for stick in simulated.find()] == [SIM_STICK]
+
+
+# --- from the box's menu, in the simulator (virtual time; the worker thread is waited for) ----
+
+CLASSIC = bytes.fromhex("c0ffee12")  # a MIFARE Classic: no record, known only by the tag map
+MARILYN = ("dead-set", "ds001")
+
+
+def simulated_box(state: Path, tags: str = "") -> SimulatedBox:
+    state.mkdir(parents=True, exist_ok=True)
+    if tags:
+        (state / TAGS_FILE).write_text(f"uid,game,card\n{tags}\n")
+    return SimulatedBox(state)
+
+
+def choose(world: SimulatedBox, label: str) -> None:
+    """Move the cursor of the menu or picker on top to `label` and press OK (a flashed screen put away first)."""
+    for _ in range(12):
+        view = world.box.screen(world.now)
+        if view.cursor is not None and view.lines[view.cursor] == label:
+            world.press("ok")
+            return
+        world.press("down" if view.cursor is not None else "back")
+    raise AssertionError(f"no {label!r} on the screen")
+
+
+def usb(world: SimulatedBox, entry: str) -> None:
+    """Main menu -> USB stick -> `entry`."""
+    choose(world, "USB stick")
+    assert world.box.screen_name() == "usb"
+    choose(world, entry)
+
+
+def answered(world: SimulatedBox) -> str:
+    """Wait for the worker's answer, let the loop take it; what the screen says."""
+    assert world.transfers.join(10.0)
+    world.advance(0.1)
+    assert not world.box.usb_busy
+    return world.box.screen(world.now).notice
+
+
+def tap(world: SimulatedBox) -> str:
+    world.chip("left").place(SimMifareClassic(CLASSIC))
+    world.advance(0.3)
+    world.chip("left").lift()
+    world.advance(0.3)
+    return world.box.screen(world.now).notice
+
+
+def test_a_card_saved_from_the_menu_is_known_on_a_second_box_after_it_loads_the_stick(tmp_path: Path) -> None:
+    first = simulated_box(tmp_path / "first", tags=f"{CLASSIC.hex()},dead-set,ds001")
+    try:
+        usb(first, "Save tags to USB")
+        assert answered(first).endswith("tags saved on STICK: you may pull it")
+    finally:
+        first.close()
+    saved = tmp_path / "first" / SIM_STICKS / SIM_STICK / FILE_NAME
+    assert f"{CLASSIC.hex()},dead-set,ds001,Marilyn Monroe" in saved.read_text().splitlines()
+
+    second = simulated_box(tmp_path / "second")  # its own state: nothing enrolled there
+    try:
+        assert tap(second) == f"Unknown card {CLASSIC.hex()}"
+        shutil.copy(saved, tmp_path / "second" / SIM_STICKS / SIM_STICK / FILE_NAME)  # the stick moves over
+        usb(second, "Load tags from USB")
+        assert answered(second).endswith("tags read from STICK")  # nothing replaced: no question
+        assert second.box.screen_name() == "menu"
+        assert tap(second) == "No game running (Dead Set card)"  # known now
+        second.restart()
+        assert second.box.tags.lookup(CLASSIC) == MARILYN, "saved in tags.csv as enrolment saves it"
+    finally:
+        second.close()
+    assert TagMap.load(tmp_path / "second" / TAGS_FILE).lookup(CLASSIC) == MARILYN
+
+
+def test_a_load_that_would_replace_tags_asks_first_saying_how_many(tmp_path: Path) -> None:
+    world = simulated_box(tmp_path / "box", tags=f"{CLASSIC.hex()},dead-set,ds002")  # the tag is Elvis here
+    stick = tmp_path / "box" / SIM_STICKS / SIM_STICK / FILE_NAME
+    stick.write_text(f"uid,game,card\n{CLASSIC.hex()},dead-set,ds001\n")
+    try:
+        usb(world, "Load tags from USB")
+        answered(world)
+        assert world.box.screen_name() == "confirm"
+        assert world.box.screen(world.now).lines[0] == "Replace 1 tag?"
+        world.press("back")  # no: nothing changes
+        assert world.box.tags.lookup(CLASSIC) == ("dead-set", "ds002")
+        usb(world, "Load tags from USB")
+        answered(world)
+        world.press("ok")
+        assert world.box.tags.lookup(CLASSIC) == MARILYN
+        assert world.box.screen(world.now).notice == "1 tag read from STICK"
+    finally:
+        world.close()
+    assert TagMap.load(tmp_path / "box" / TAGS_FILE).lookup(CLASSIC) == MARILYN
+
+
+def test_a_bad_file_changes_nothing_and_the_screen_names_its_line(tmp_path: Path) -> None:
+    world = simulated_box(tmp_path / "box", tags=f"{CLASSIC.hex()},dead-set,ds002")
+    before = (tmp_path / "box" / TAGS_FILE).read_bytes()
+    stick = tmp_path / "box" / SIM_STICKS / SIM_STICK / FILE_NAME
+    stick.write_text(f"uid,game,card\n{CLASSIC.hex()},dead-set,ds001\n04c0ffee000001,dead-set,ds999\n")
+    try:
+        usb(world, "Load tags from USB")
+        assert answered(world) == f"Not read: {FILE_NAME} line 3: no card 'ds999' in the dead-set deck"
+        assert world.box.screen_name() == "menu"
+        assert world.box.tags.lookup(CLASSIC) == ("dead-set", "ds002")
+    finally:
+        world.close()
+    assert (tmp_path / "box" / TAGS_FILE).read_bytes() == before
+
+
+def test_no_stick_or_two_sticks_is_one_line(tmp_path: Path) -> None:
+    world = simulated_box(tmp_path / "box")
+    sticks = world.transfers.sticks
+    assert isinstance(sticks, FakeSticks)
+    try:
+        sticks.pull(SIM_STICK)
+        usb(world, "Save tags to USB")
+        assert answered(world) == "Not saved: no USB stick: plug one in"
+        sticks.plug("ONE"), sticks.plug("TWO")
+        usb(world, "Load tags from USB")
+        assert answered(world) == "Not read: 2 USB sticks: leave one plugged in"
+    finally:
+        world.close()
+
+
+class SlowSticks(FakeSticks):
+    """Sticks whose search waits until the test lets it go (a stick that takes its time)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.go = threading.Event()
+
+    def find(self) -> list[Stick]:
+        self.go.wait(10.0)
+        return super().find()
+
+
+def test_the_loop_goes_on_while_the_stick_is_slow_and_the_tool_says_it_is_busy(tmp_path: Path) -> None:
+    world = simulated_box(tmp_path / "box")
+    slow = world.transfers.sticks = SlowSticks(tmp_path / "sticks")
+    slow.plug("SLOW")
+    try:
+        usb(world, "Save tags to USB")
+        assert world.box.screen(world.now).notice == "Saving to USB…"
+        world.advance(5.0)  # the notice's time is up: the screen still says it
+        assert world.box.screen(world.now).notice == "Saving to USB…"
+        cursor = world.box.menu.cursor
+        world.press("down")  # the loop takes presses meanwhile
+        assert world.box.menu.cursor == cursor + 1
+        world.press("up")
+        world.press("ok")  # USB stick again: refused politely, no second job
+        assert world.box.screen_name() == "menu"
+        assert world.box.screen(world.now).notice == "Busy: Saving to USB…"
+        slow.go.set()
+        assert answered(world).endswith("tags saved on SLOW: you may pull it")
+        assert (tmp_path / "sticks" / "SLOW" / FILE_NAME).exists()
+    finally:
+        slow.go.set()
+        world.close()

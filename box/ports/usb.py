@@ -32,6 +32,10 @@ class StickError(Exception):
     """A stick cannot be used; the message is one line for the box's screen."""
 
 
+class NoUsbService(StickError):
+    """udisks2 cannot be reached at all (not installed, no D-Bus, no jeepney): no stick can be used."""
+
+
 @dataclass(frozen=True)
 class Stick:
     """A mountable file system on a USB drive."""
@@ -68,8 +72,11 @@ class UdisksSticks:
         self._connection: Any = None
 
     def _call(self, path: str, interface: str, method: str, signature: str = "", body: tuple = ()) -> tuple:
-        from jeepney import DBusAddress, DBusErrorResponse, new_method_call
-        from jeepney.io.blocking import open_dbus_connection, unwrap_msg
+        try:
+            from jeepney import DBusAddress, DBusErrorResponse, new_method_call
+            from jeepney.io.blocking import open_dbus_connection, unwrap_msg
+        except ImportError as error:
+            raise NoUsbService("No USB service: the jeepney library is missing (reinstall)") from error
 
         try:
             if self._connection is None:
@@ -78,7 +85,7 @@ class UdisksSticks:
             reply = self._connection.send_and_get_reply(message, timeout=TIMEOUT)
         except (OSError, TimeoutError) as error:
             self.close()
-            raise StickError(f"cannot reach udisks2 ({error}): is it installed?") from error
+            raise NoUsbService(f"No USB service: cannot reach udisks2 ({error}): is it installed?") from error
         try:
             return unwrap_msg(reply)
         except DBusErrorResponse as error:

@@ -28,6 +28,7 @@ from box.ports.nfc.simchip import SimChips
 from box.screen import Screen
 from box.service import Box, Settings
 from box.tags import TagMap
+from box.tagtransfer import Transfers
 from box.tools import DiceCup
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class SimulatedBox:
     loop: BoxLoop = field(init=False)
     journal: Journal = field(init=False)
     chips: SimChips = field(init=False)
+    transfers: Transfers = field(init=False)  # the USB sticks' worker: `transfers.sticks` are folders under state_dir/usb
     last_frame: bytes = b""
 
     def __post_init__(self) -> None:
@@ -92,6 +94,7 @@ class SimulatedBox:
             chips=self.chips,
         )
         self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
+        self.transfers = app.transfers
         if self.control is not None:
             self.control.enqueue = self.loop.enqueue
             self.loop.attach_control(self.control)
