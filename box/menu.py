@@ -7,7 +7,7 @@ are the small lists and questions the Box opens over any screen.
 
 >>> menu = Menu.main(("deadlines", "dead-set"), titles={"deadlines": "Deadlines", "dead-set": "Dead Set"})
 >>> menu.press(Press("down")).press(Press("ok"))
-Choice(kind='game', game='dead-set', players=0, options=(), tool=None)
+Choice(kind='game', game='dead-set', players=0, options=(), tool=None, names=())
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class Tool(StrEnum):
 
 TOOLS = tuple(Tool)
 VISIBLE_LINES = 5
+FIRST_OPTION = 2  # the setup page: START, the names, then the game's options
 
 
 def window(lines: Sequence[str], cursor: int, size: int = VISIBLE_LINES) -> tuple[tuple[str, ...], int]:
@@ -55,11 +56,16 @@ class Choice:
     players: int = 0
     options: tuple[tuple[str, str], ...] = ()
     tool: Tool | None = None
+    names: tuple[str, ...] = ()  # the players' names in seating order (a start); empty: the box's default
 
 
 @dataclass(frozen=True)
 class Menu:
-    """The menu's screens: `main` (games, then tools), `players`, `options`."""
+    """The menu's screens: `main` (games, then tools), `players`, `options` (the setup: START, names, options).
+
+    `names` are the seats' names, more than the players (as many as the game takes): the
+    setup starts the game with the first `players` of them.
+    """
 
     games: tuple[str, ...]
     titles: Mapping[str, str]
@@ -71,6 +77,7 @@ class Menu:
     options: tuple[Option, ...] = ()
     values: tuple[str, ...] = ()
     editing: bool = False  # UP/DOWN change the selected number option instead of moving
+    names: tuple[str, ...] = ()
 
     @classmethod
     def main(cls, games: Sequence[str], titles: Mapping[str, str]) -> Menu:
@@ -81,13 +88,20 @@ class Menu:
             return [self.titles.get(g, g) for g in self.games] + list(TOOLS)
         if self.page == "players":
             return [f"Players: < {self.players} >"]
-        return ["START"] + [
-            f"{o.label}: < {v} >" if self.editing and i == self.cursor - 1 else f"{o.label}: {v}"
+        return ["START", f"Names: {', '.join(self.seated)}"] + [
+            f"{o.label}: < {v} >" if self.editing and i == self.cursor - FIRST_OPTION else f"{o.label}: {v}"
             for i, (o, v) in enumerate(zip(self.options, self.values))
         ]
 
-    def configure(self, game: str, options: Sequence[Option], player_range: tuple[int, int]) -> Menu:
-        """Enter the players page for `game` (the service knows each game's options)."""
+    @property
+    def seated(self) -> tuple[str, ...]:
+        """The names of the players the game would start with."""
+        return self.names[: self.players]
+
+    def configure(
+        self, game: str, options: Sequence[Option], player_range: tuple[int, int], names: Sequence[str] = ()
+    ) -> Menu:
+        """Enter the players page for `game` (the service knows each game's options and the names)."""
         low, high = player_range
         return replace(
             self,
@@ -98,6 +112,7 @@ class Menu:
             players=min(max(self.players, low), high),
             options=tuple(options),
             values=tuple(o.default for o in options),
+            names=tuple(names) or tuple(f"P{n}" for n in range(1, high + 1)),
         )
 
     def press(self, press: Press) -> Menu | Choice:
@@ -123,8 +138,6 @@ class Menu:
                 step = 1 if press.button == "up" else -1
                 return replace(self, players=min(max(self.players + step, low), high))
             if press.button == "ok":
-                if not self.options:
-                    return Choice("start", game=self.game, players=self.players)
                 return replace(self, page="options", cursor=0)
             return self
         if press.button != "ok":
@@ -135,11 +148,28 @@ class Menu:
                 game=self.game,
                 players=self.players,
                 options=tuple((o.key, v) for o, v in zip(self.options, self.values)),
+                names=self.seated,
             )
-        option = self.options[self.cursor - 1]
+        if self.cursor == 1:
+            return Choice("names", game=self.game, players=self.players, names=self.seated)
+        index = self.cursor - FIRST_OPTION
+        option = self.options[index]
         if not option.choices:  # a number: UP/DOWN change it until OK or BACK
             return replace(self, editing=True)
-        return replace(self, values=set_at(self.values, self.cursor - 1, next_value(option, self.values[self.cursor - 1])))
+        return replace(self, values=set_at(self.values, index, next_value(option, self.values[index])))
+
+    def seat(self, seat: int, name: str) -> Menu:
+        """`name` takes seat `seat`; if another seat had it, the two swap.
+
+        >>> menu = Menu(("dead-set",), {}, page="options", players=2, names=("Ann", "Bob", "P3"))
+        >>> menu.seat(0, "Bob").seated, menu.seat(1, "Dee").seated
+        (('Bob', 'Ann'), ('Ann', 'Dee'))
+        """
+        names = list(self.names)
+        if name in names:
+            names[names.index(name)] = names[seat]
+        names[seat] = name
+        return replace(self, names=tuple(names))
 
     def edit(self, press: Press) -> Menu:
         """A number option being set: UP one more, DOWN one less (within its range), OK or BACK done."""
@@ -147,7 +177,8 @@ class Menu:
             return replace(self, editing=False)
         if press.button not in ("up", "down"):
             return self
-        option, index = self.options[self.cursor - 1], self.cursor - 1
+        index = self.cursor - FIRST_OPTION
+        option = self.options[index]
         number = int(self.values[index]) + (1 if press.button == "up" else -1)
         number = min(max(number, option.low), option.high)
         return replace(self, values=set_at(self.values, index, str(number)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -40,8 +40,9 @@ from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.ports.nfc.tagio import CardWritten, WriteCard
-from box.roster import PLAYER, STARTED, UPLOADED_DECKS, Roster
+from box.roster import PLAYER, ROSTER_FILE, STARTED, UPLOADED_DECKS, Roster, save_roster
 from box.screen import Card, Screen
+from box.seating import LetterPicker, placeholder, remembered
 from box.session import GameSession
 from box.tags import TAGS_FILE, TagMap, TagsSetAside, simulated_uid
 from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved
@@ -73,10 +74,18 @@ class Settings:
     contrast: int = DEFAULT_CONTRAST  # the OLED's contrast when awake (0..255)
 
     def player_names(self, count: int) -> list[str]:
-        names = self.roster.names_or(self.names)  # the roster's names, else the config file's
-        if len(names) >= count:
-            return list(names[:count])
-        return [f"P{n}" for n in range(1, count + 1)]
+        """`count` names: the roster's (else the config file's) in order, then P3, P4... for the seats left.
+
+        >>> Settings(names=("Ann", "Bob")).player_names(3)
+        ['Ann', 'Bob', 'P3']
+        """
+        names = list(self.roster.names_or(self.names)[:count])
+        return names + [f"P{n}" for n in range(len(names) + 1, count + 1) if f"P{n}" not in names]
+
+    @property
+    def known_names(self) -> tuple[str, ...]:
+        """The names the setup offers for a seat: the roster's, else the config file's."""
+        return self.roster.names_or(self.names)
 
 
 class GameStartError(ValueError):
@@ -411,18 +420,19 @@ class Box:
             self.reject(f"At most {high} players", now)
             return
         self.joined.append(name)
-        root.menu = replace(root.menu, players=min(high, max(root.menu.players, len(self.joined))))
+        menu = replace(root.menu, players=min(high, max(root.menu.players, len(self.joined))))
+        root.menu = replace(menu, names=tuple(self.seat(high)))  # the tokens' players first, in the order they came
         self.say(f"{name} joins: {len(self.joined)} seated", now)
         self.sounds.append(Sound.RIGHT)
 
     def seat(self, count: int) -> list[str]:
-        """The players of a game started at the menu: those whose token joined, then the roster's."""
+        """The setup's first seating: those whose token joined, then the roster's names, then P3, P4..."""
         names = list(self.joined[:count])
-        for name in (*self.settings.player_names(count + len(names)), *(f"P{n}" for n in range(1, 2 * count + 1))):
+        for name in self.settings.player_names(count + len(names)):
             if len(names) == count:
                 break
             if name not in names:
-                names.append(name)
+                names.append(name if not placeholder(name) else f"P{len(names) + 1}")
         return names
 
     def not_in_decks(self, card: Card) -> str:
@@ -546,19 +556,74 @@ class Box:
             rules = rules_for(choice.game)
             root = self.root
             assert isinstance(root, MenuScreen)
-            menu = root.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players))
+            self.joined = []
+            seats = self.seat(rules.max_players)
+            menu = root.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players), seats)
             defaults = self.settings.roster.defaults_for(choice.game)  # the roster's default options
             root.menu = replace(menu, values=tuple(defaults.get(o.key, v) for o, v in zip(menu.options, menu.values)))
-            self.joined = []
+        elif choice.kind == "names":
+            self.open_seats(now)
         elif choice.kind == "start":
-            names = self.seat(choice.players) if self.joined else None
             self.joined = []
+            names = list(choice.names) or None
             try:
                 self.start_game(choice.game, now, players=choice.players, names=names, options=dict(choice.options))
             except (GameStartError, ValueError) as problem:
                 self.reject(str(problem), now)
+            else:
+                self.remember_names(choice.names, now)
         elif choice.tool is not None:
             self.open_tool(choice.tool, now)
+
+    # ----- who sits where (box/seating.py) --------------------------------------------------
+
+    def open_seats(self, now: float, cursor: int = 0) -> None:
+        """The setup's seats: OK on one chooses its name; "Done" goes back to the setup."""
+        seated = self.menu.seated
+        entries = (*(f"{seat + 1} {name}" for seat, name in enumerate(seated)), "Done")
+        actions = (*(partial(self.open_names, seat) for seat in range(len(seated))), None)
+        picker = Picker("seats", "Who sits where?", entries, actions)
+        picker.cursor = min(cursor, len(seated))
+        self.push(picker)
+
+    def open_names(self, seat: int, now: float) -> None:
+        """A seat's name: one of the roster's (a seated one swaps seats), the seat's number, or a new one."""
+        current = self.menu.seated[seat]
+        names = [*self.settings.known_names, f"P{seat + 1}"]
+        names = [name for index, name in enumerate(names) if name not in names[:index]]
+        actions = tuple(partial(self.take_seat, seat, name) for name in names)
+        picker = Picker("names", f"Seat {seat + 1}: who?", (*names, "New name"), (*actions, partial(self.spell, seat)))
+        picker.cursor = names.index(current) if current in names else 0
+        self.push(picker)
+
+    def spell(self, seat: int, now: float) -> None:
+        self.push(LetterPicker(partial(self.new_name, seat)))
+
+    def new_name(self, seat: int, name: str, now: float) -> None:
+        """A name spelt on the box: the roster's own spelling when it has it already, else a new one."""
+        known = {existing.casefold(): existing for existing in self.settings.known_names}
+        self.take_seat(seat, known.get(name.casefold(), name), now)
+
+    def take_seat(self, seat: int, name: str, now: float) -> None:
+        root = self.root
+        assert isinstance(root, MenuScreen)
+        root.menu = root.menu.seat(seat, name)
+        self.open_seats(now, cursor=seat + 1)
+
+    def remember_names(self, seated: Sequence[str], now: float) -> None:
+        """The roster learns the table's new names and keeps the last table first (the next game's seats)."""
+        settings = self.settings
+        names = remembered(settings.known_names, seated)
+        if names == settings.roster.names:
+            return
+        settings.roster = replace(settings.roster, names=names)
+        if settings.state_dir is None:
+            return
+        try:
+            save_roster(settings.roster, settings.state_dir / ROSTER_FILE)
+        except OSError as problem:  # the game goes on; the names are kept until the box restarts
+            log.error("roster not saved: %s", problem)
+            self.say(f"Names not saved: {problem.strerror or problem}", now)
 
     def open_tool(self, tool: Tool, now: float) -> None:
         if tool is Tool.SHOT_TIMER:

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from box.journal import Journal
+from box.menu import FIRST_OPTION
 from box.service import Box, GameStartError, Settings
 from box.tags import TagMap, simulated_uid
 from box.tools import DiceCup
@@ -32,9 +33,11 @@ def test_the_menu_starts_a_game_with_default_options():
     assert box.menu.page == "players"
     press(box, "up")  # 3 players
     press(box, "ok")  # to the options
-    assert box.menu.entries() == ["START", "Forfeits: drinks", "Fail costs: none", "Blue card: rule"]
+    assert box.menu.entries() == ["START", "Names: Ann, Bob, Cid", "Forfeits: drinks", "Fail costs: none", "Blue card: rule"]
+    press(box, "down")
     press(box, "down")
     press(box, "ok")  # forfeits -> points
+    press(box, "up")
     press(box, "up")
     press(box, "ok")  # START
     dump = box.dump(1.0)
@@ -50,17 +53,17 @@ def test_a_number_option_is_set_both_ways_in_a_few_presses():
     press(box, "down")
     press(box, "ok")  # Dead Set
     press(box, "ok")  # 2 players, to the options
-    numbers = [i for i, option in enumerate(box.menu.options, start=1) if not option.choices]
+    numbers = [i for i, option in enumerate(box.menu.options, start=FIRST_OPTION) if not option.choices]
     assert box.menu.entries()[numbers[0]] == "Celebrities to win: 13"
     for _ in range(numbers[0]):
         press(box, "down")
-    before = int(box.menu.values[numbers[0] - 1])
+    before = int(box.menu.values[numbers[0] - FIRST_OPTION])
     press(box, "ok")  # edit the number
     press(box, "up")
     press(box, "up")
     press(box, "down")
     press(box, "ok")  # done
-    assert int(box.menu.values[numbers[0] - 1]) == before + 1
+    assert int(box.menu.values[numbers[0] - FIRST_OPTION]) == before + 1
     assert not box.menu.editing
 
 
