@@ -50,6 +50,8 @@ class BoxLoop:
         self.inbox: Inbox[Any] = inbox if inbox is not None else queue.SimpleQueue()
         self.detector = PressDetector()
         self.last_view: View | None = None
+        self.shown_at = 0.0  # when last_view went up: the clock of its selected line's marquee
+        self.scrolled = 0  # where that marquee stood in the last frame pushed
         self.renders = 0
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
@@ -133,12 +135,33 @@ class BoxLoop:
             return
         view = self.box.screen(now)
         if view != self.last_view:
-            self.last_view = view
+            self.last_view, self.shown_at, self.scrolled = view, now, 0
             self.renders += 1
             self.parts.pusher.submit(render(view))
+            return
+        scrolled = self.marquee(view, now)
+        if scrolled != self.scrolled:  # the selected line moved on by a character
+            self.scrolled = scrolled
+            self.renders += 1
+            self.parts.pusher.submit(render(view, now - self.shown_at))
+
+    def marquee(self, view: View, now: float) -> int:
+        """How far the selected line has scrolled; it rests at its start while the screen is dimmed or dark."""
+        from box.screens import marquee_start
+
+        care = self.box.care
+        if care.dimmed or care.blank or view.dice or view.cursor is None or not 0 <= view.cursor < len(view.lines):
+            return 0
+        return marquee_start(view.lines[view.cursor], now - self.shown_at)
 
     def next_deadline(self, now: float) -> float | None:
-        deadlines = (self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline())
+        deadlines = [self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline()]
+        view, care = self.last_view, self.box.care
+        if view is not None and not (care.dimmed or care.blank):
+            from box.screens import next_scroll
+
+            wait = next_scroll(view, now - self.shown_at)
+            deadlines.append(None if wait is None else now + wait)
         return min((d for d in deadlines if d is not None), default=None)
 
     def run(

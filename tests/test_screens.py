@@ -203,3 +203,29 @@ def test_to_text_puts_two_pixel_rows_in_one_character():
     for xy in [(0, 0), (1, 1), (2, 0), (2, 1), (3, 3)]:
         image.putpixel(xy, 1)
     assert to_text(image) == "▀▄█ \n   ▄"
+
+
+def test_the_loop_scrolls_a_long_selected_line_on_the_panel_and_stops_when_the_screen_dims(tmp_path):
+    from box.roster import ROSTER_FILE, Roster, save_roster
+    from box.sim.world import SimulatedBox
+
+    names = ["Annabelle", "Bartholomew", "Cornelius"]
+    save_roster(Roster.checked(names, {}), tmp_path / ROSTER_FILE)
+    world = SimulatedBox(state_dir=tmp_path)
+    try:
+        for button in ("down", "ok", "up", "ok", "down"):  # Dead Set, 3 players, the setup's Names line
+            world.press(button)
+        assert world.box.screen(world.now).lines[1] == "Names: " + ", ".join(names)
+        first = world.parts.display.image.copy()
+        world.advance(0.5)
+        assert world.parts.display.image == first  # it rests at its start
+        world.advance(1.0)
+        assert world.parts.display.image != first  # then moves along
+        renders = world.loop.renders
+        world.advance(1000.0)  # long enough to dim the screen: the line rests at its start
+        assert world.dump()["display"]["dimmed"] is True
+        settled = world.loop.renders
+        world.advance(30.0)
+        assert world.loop.renders == settled > renders  # no more frames while it is dimmed
+    finally:
+        world.close()
