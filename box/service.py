@@ -614,7 +614,7 @@ class Box:
         """The roster learns the table's new names and keeps the last table first (the next game's seats)."""
         settings = self.settings
         names = remembered(settings.known_names, seated)
-        if names == settings.roster.names:
+        if names == settings.known_names:  # nothing new (a config file's names stay the config file's)
             return
         settings.roster = replace(settings.roster, names=names)
         if settings.state_dir is None:

@@ -97,3 +97,11 @@ def test_placeholders_fill_the_seats_the_roster_has_no_name_for():
     box = make_box(None, names=("Ann",))
     press(box, "down", "ok", "up", "up", "ok")  # Dead Set, 4 players
     assert box.menu.entries()[1] == "Names: Ann, P2, P3, P4"
+
+
+def test_the_config_files_names_do_not_become_a_roster_by_being_played(tmp_path: Path):
+    settings = Settings(names=("Ann", "Bob"), decks_dir=DECKS, state_dir=tmp_path)
+    box = Box(Journal(":memory:"), TagMap(), DiceCup(die=lambda: 2), settings)
+    press(box, "down", "ok", "ok", "ok")  # Dead Set with the config file's Ann and Bob
+    assert box.dump(1.0)["players"] == ["Ann", "Bob"]
+    assert not (tmp_path / ROSTER_FILE).exists() and box.settings.roster.names == ()
