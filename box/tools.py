@@ -2,7 +2,7 @@
 
 Both are plain objects driven by explicit times, so tests run them on a fake
 clock. The dice take their randomness from a source given to them: the
-operating system's (`secrets`) on a box, a seeded generator or a script's
+operating system's (`random.SystemRandom`) on a box, a seeded generator or a script's
 `dice A B` in the simulator.
 
 >>> timer = ShotTimer()
@@ -18,7 +18,6 @@ operating system's (`secrets`) on a box, a seeded generator or a script's
 from __future__ import annotations
 
 import random
-import secrets
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,9 +29,12 @@ from box.words import PressKind, Sound
 Dice = tuple[int, int]
 
 
+_OS_RANDOM = random.SystemRandom()  # what `secrets` uses, without its hmac/OpenSSL imports at start
+
+
 def fair_die() -> int:
-    """One die from the OS's random source; `randbelow` rejects instead of taking a modulo."""
-    return secrets.randbelow(6) + 1
+    """One die from the OS's random source (`os.urandom`); `randint` rejects instead of taking a modulo."""
+    return _OS_RANDOM.randint(1, 6)
 
 
 class DiceCup:
