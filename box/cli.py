@@ -145,39 +145,49 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_box(args: argparse.Namespace, simulated: bool) -> int:
+    import gc
     import threading
     import time
 
-    from box.app import assemble
-    from box.errors import FileProblem
-    from box.fault import open_fault_display, panel_reason, stay_up_showing
-    from box.hardware import HardwareError
-    from box.journal import StorageError, enter_state_directory, state_directory
-    from box.pinmap import load_pinmap
+    gc.disable()  # until the box is up: see the freeze below
+    try:
+        from box.app import assemble
+        from box.errors import FileProblem
+        from box.fault import open_fault_display, panel_reason, stay_up_showing
+        from box.hardware import HardwareError
+        from box.journal import StorageError, enter_state_directory, state_directory
+        from box.pinmap import load_pinmap
 
-    stop = threading.Event()
-    wake: list[Callable[[], None]] = []  # the loop's wake-up, once there is a loop
-    install_signal_handlers(stop, wake=lambda: [call() for call in wake])
-    while True:
-        pinmap = None
-        try:
-            config, settings = settings_from(args)
-            pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
-            state_dir = enter_state_directory(args.state_dir or state_directory(simulated=simulated))
-            app = assemble(pinmap, time.monotonic, settings, state_dir, simulated)
-            break
-        except HardwareError as problem:
-            print(f"gravebox: {problem}", file=sys.stderr)
-            return 1
-        except (FileProblem, StorageError) as problem:
-            if not under_systemd():
-                raise  # the command line: one line, exit status 2 (a bad file) or 1 (the storage)
-            # The service: a restart cannot mend this; say it on the panel and stay up until stopped.
-            print(f"gravebox: {problem}", file=sys.stderr)
-            display = open_fault_display(fault_display_wiring(pinmap), simulated)
-            may_pass = (lambda: True) if isinstance(problem, StorageError) else None  # the storage: try again
-            if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass):
-                return 0
+        stop = threading.Event()
+        wake: list[Callable[[], None]] = []  # the loop's wake-up, once there is a loop
+        install_signal_handlers(stop, wake=lambda: [call() for call in wake])
+        while True:
+            pinmap = None
+            try:
+                config, settings = settings_from(args)
+                pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
+                state_dir = enter_state_directory(args.state_dir or state_directory(simulated=simulated))
+                app = assemble(pinmap, time.monotonic, settings, state_dir, simulated)
+                break
+            except HardwareError as problem:
+                print(f"gravebox: {problem}", file=sys.stderr)
+                return 1
+            except (FileProblem, StorageError) as problem:
+                if not under_systemd():
+                    raise  # the command line: one line, exit status 2 (a bad file) or 1 (the storage)
+                # The service: a restart cannot mend this; say it on the panel and stay up until stopped.
+                gc.enable()
+                print(f"gravebox: {problem}", file=sys.stderr)
+                display = open_fault_display(fault_display_wiring(pinmap), simulated)
+                may_pass = (lambda: True) if isinstance(problem, StorageError) else None  # the storage: try again
+                if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass):
+                    return 0
+        # A start makes ~30,000 objects (modules, classes, the parts) that live as long as the box:
+        # the ~70 collections a start would run walk them for nothing (~4 ms here), and frozen they
+        # are skipped by every later full collection (6 ms each here without, 0.1 ms with).
+        gc.freeze()
+    finally:
+        gc.enable()
     control = serve_control(app)
     wake.append(lambda: app.inbox.put(None))
     try:
