@@ -3,7 +3,8 @@
 ``--fake`` opens simulated parts, readers included (``pn532sim://``, in this process); here each
 reader is opened on the device named for it in ``PATHS_JSON`` instead (the ptys of
 ``box.ports.nfc.simpty``, served by another process), so the driver makes the system calls it makes
-on a Pi's UART. Everything else is ``gravebox`` as shipped.
+on a Pi's UART. Everything else is ``gravebox`` as shipped: the composition root
+(``box.app.assemble``) opens the parts through the wrapped ``open_parts``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import box.hardware
+import box.app
 from box.cli import main
 from box.ports.nfc.reader import Pn532Reader
 
 
 def readers_on(paths: dict[str, str]) -> None:
-    """Make ``open_parts`` open each reader on ``paths[name]``."""
-    open_parts = box.hardware.open_parts
+    """Make ``assemble``'s ``open_parts`` open each reader on ``paths[name]``."""
+    open_parts = box.app.open_parts
 
     def with_readers(*args, **kwargs):  # type: ignore[no-untyped-def]
         parts = open_parts(*args, **kwargs)
@@ -29,7 +30,7 @@ def readers_on(paths: dict[str, str]) -> None:
             parts.readers[name] = Pn532Reader(name, paths[name])
         return parts
 
-    box.hardware.open_parts = with_readers
+    box.app.open_parts = with_readers
 
 
 if __name__ == "__main__":

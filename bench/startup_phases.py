@@ -2,11 +2,14 @@
 
 Meant to run in a fresh process (``bench/startup.py`` spawns it); prints one JSON object of
 milliseconds per step, in the order ``run_box`` takes them, up to the first frame (READY=1
-follows it at once).
+follows it at once). The box is put together as the service does it, by the composition root
+``box.app.assemble`` with the garbage collector paused as ``run_box`` pauses it; the parts'
+and the journal's shares of ``assemble`` are timed inside it.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import tempfile
@@ -24,36 +27,45 @@ def main() -> dict[str, float]:
     def mark(name: str) -> None:
         marks.append((name, time.perf_counter()))
 
-    import box.cli  # the command's own module
+    import box.cli  # the command's own module (argparse, logging)
 
     mark("import box.cli")
-    from box.games import load_decks
-    from box.hardware import open_parts
-    from box.journal import Journal
-    from box.loop import BoxLoop
-    from box.pinmap import default_pinmap_path, load_pinmap
-    from box.service import Box, Settings
-    from box.tags import TagMap
-    from box.tools import DiceCup
+    gc.disable()  # as run_box does until the box is up
+    import box.app
+    from box.journal import enter_state_directory
+    from box.pinmap import load_pinmap
 
-    mark("import the box's modules")
-    pinmap = load_pinmap(default_pinmap_path())
-    mark("load_pinmap")
+    mark("import box.app (the box's modules)")
+    inside: dict[str, float] = {}
+
+    def timed(name: str, function):  # type: ignore[no-untyped-def]
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                inside[name] = round(1000 * (time.perf_counter() - start), 1)
+
+        return call
+
+    box.app.open_parts = timed("assemble: open_parts (imports gpiozero's mock pins, luma, PIL.Image)", box.app.open_parts)
+    box.app.Journal.open_or_recover = timed("assemble: Journal.open_or_recover (new file)", box.app.Journal.open_or_recover)
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
-        journal, damaged = Journal.open_or_recover(Path(scratch) / "journal.db")
-        mark("Journal.open_or_recover (new file)")
-        tags = TagMap.simulated(lambda: load_decks(None).values())
-        mark("TagMap.simulated (fakes only; the decks are parsed at the first tap)")
-        box = Box(journal, tags, DiceCup(), Settings(), damaged=damaged)
-        mark("Box()")
-        parts = open_parts(pinmap, lambda event: None, time.monotonic, simulated=True)
-        mark("open_parts (imports gpiozero, luma, PIL.Image)")
-        loop = BoxLoop(box, parts, time.monotonic)
-        loop.process(time.monotonic())
-        mark("first process + render")
-        parts.close()
-        journal.close()
+        args = box.cli.build_parser("run").parse_args(["run", "--fake", "--state-dir", scratch])
+        mark("the command line (argparse)")
+        config, settings = box.cli.settings_from(args)
+        pinmap = load_pinmap(config.pinmap or box.cli.default_pinmap())
+        state_dir = enter_state_directory(Path(scratch))
+        mark("settings and pin map (TOML)")
+        app = box.app.assemble(pinmap, time.monotonic, settings, state_dir, True)
+        gc.freeze()
+        gc.enable()
+        mark("assemble (parts, journal, tag map, Box, loop)")
+        app.loop.process(time.monotonic())
+        mark("first pass + render")
+        app.close()
     figures = {name: round(1000 * (at - marks[i][1]), 1) for i, (name, at) in enumerate(marks[1:])}
+    figures.update(inside)
     figures["total_in_process"] = round(1000 * (marks[-1][1] - START), 1)
     print(json.dumps(figures))
     return figures
