@@ -65,15 +65,19 @@ _PLAIN = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "
 
 @lru_cache(maxsize=1)
 def _font() -> Any:
-    """Pillow's built-in bitmap font (the classic 6x11 one, in every Pillow version).
+    """Pillow's built-in bitmap font (the classic 6x11 one), from its raw data in box/font_data.py.
 
-    Pillow keeps it as a PNG: only the PNG reader is loaded for it, not the five readers
-    `Image.open` loads first (~3 ms of the start); any other format still loads them all.
+    Pillow keeps it as a PNG: decoding that would load Pillow's image readers (~4 ms of the start).
     """
-    from PIL import Image, ImageFont, PngImagePlugin  # noqa: F401  (registers the PNG reader)
+    from io import BytesIO
 
-    Image._initialized = max(Image._initialized, 1)  # what `Image.preinit` sets once it has loaded them
-    return getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
+    from PIL import Image, ImageFont
+
+    from box import font_data
+
+    font = ImageFont.ImageFont()
+    font._load_pilfont_data(BytesIO(font_data.PILFONT), Image.frombytes(font_data.MODE, font_data.SIZE, font_data.BITMAP))
+    return font
 
 
 def _blank() -> Image.Image:

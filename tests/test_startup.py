@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from PIL import Image, ImageDraw, ImageFont
+
 from box.cli import main
+from box.screens import _font
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -17,19 +20,32 @@ import sys
 import box.app
 from box.games.base import View
 from box.screens import render
-render(View("Gravebox", ("Deck of Death", "Dead Set")))
-print(" ".join(sorted(sys.modules)))
+frame = render(View("Gravebox", ("Deck of Death", "Dead Set")))
+print(frame.getbbox() is not None, " ".join(sorted(sys.modules)))
 """
 
 
 def test_the_box_and_its_first_frame_load_no_module_the_start_does_not_need() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     run = subprocess.run([sys.executable, "-c", FIRST_FRAME], env=env, capture_output=True, text=True, check=True)
-    modules = set(run.stdout.split())
-    assert "PIL.PngImagePlugin" in modules  # the font was loaded: the frame was really drawn
-    # the dice use random.SystemRandom, not secrets (hmac, OpenSSL); the font needs only the PNG reader
-    unneeded = {"secrets", "hmac", "_hashlib", "argparse", "PIL.JpegImagePlugin", "PIL.GifImagePlugin"}
-    assert not modules & unneeded
+    drawn, *modules = run.stdout.split()
+    assert drawn == "True" and "box.font_data" in modules  # the frame has text on it, in the box's font
+    # the dice use random.SystemRandom, not secrets (hmac, OpenSSL); the font is raw data, no PNG to decode
+    unneeded = {"secrets", "hmac", "_hashlib", "argparse", "PIL.ImageFile", "PIL.PngImagePlugin", "PIL.JpegImagePlugin"}
+    assert not set(modules) & unneeded
+
+
+def test_the_box_font_draws_exactly_what_pillows_own_bitmap_font_draws() -> None:
+    pillows = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
+    text = bytes(range(32, 256)).decode("latin-1")
+    for line in (text[:40], text[40:80], text[80:120], text[120:160], text[160:200], text[200:]):
+        assert _font().getbbox(line) == pillows.getbbox(line)
+        drawn = []
+        for font in (_font(), pillows):
+            image = Image.new("1", (6 * len(line) + 4, 14), 0)
+            ImageDraw.Draw(image).text((1, 1), line, font=font, fill=1)
+            drawn.append(image.tobytes())
+        assert drawn[0] == drawn[1] and any(drawn[0]), line
 
 
 def test_a_start_that_fails_leaves_the_garbage_collector_on(tmp_path: Path, capsys) -> None:

@@ -1,0 +1,53 @@
+"""Pillow's built-in bitmap font (the classic 6x11 one), as raw data: written by scripts/font_data.py.
+
+Pillow keeps it as a PNG (`ImageFont.load_default_imagefont`); decoding that imports Pillow's PNG
+reader and the four readers `Image.open` loads first (~4 ms of the box's start here). These are
+the same metrics (a PILfont file) and the same glyph bitmap, raw (zlib only keeps this file small).
+"""
+
+import base64
+import zlib
+
+MODE = '1'
+SIZE = (798, 20)
+PILFONT = zlib.decompress(base64.b64decode(
+    b"""
+eNrtl+9rVmUYx7/39XSO8xE2m5aIMhgKirIyRYYOUaEG5cgJwx8YpuAPGJhGwxJFhhgDE0lBCaZgDAlD2YvVm/nCfCETNAU1shcm
+xCDshb0wdOvZfPqe6z67u8/1D0SwI5fP+X523fd93b+v0/5u2+59H3WVW/R5a0lL+e21HWvLmHwmn//ySbP/qlW4XDv+y5ir/o2S
+avA3DeyV6rjyVGlWdhRJXmYaanI2omwaX6djauSXaeA1TMlYtcr6EtXAnNDGKNsYowYa8jaUsb4GvjfmbUywRr7PD+2Oanzz+bqQ
+f/WMbbB/C/naxNZ82Sr/KtTAktCPMfqNUwPLwxhUta/Lac2B+f42870lajdRDazxfVOWqgZaI5aoBtYZto7Wbsq20zYav420rYZt
+pW03bDttl2G7aJ2GddL25cxxDEqqgY/D+GVMqIGufI6g66BKDXyWjymqFbKX1MDhMG9+7A/zvTv4+Tnvpn0e6sv666iBL/yY6tpI
+VQOnvV9YL6dpX0WxJKqB88bvPK3PsD7aJcMu0fpNff207yK/VDVwNR4D1cA1U9812g1T9gbttvG7Tbtn2D3aQ1P2Ie2xie8xbdiU
+Hab9UfBz1MCf0X5LVQPPTX3PaRVTX4VT6IqxUMPVGFZDqzOsjvZ61EaqGm6u8ZtLm1eMhRpuYXwesFnuX7c43udki8neLJ4H1HBL
+431ZHaOGa57Y57qPhRpuVbSneeZQw60J50FF4+P+da1+7TJm3TPUcG1hH1WUtdE2hDWu+5cabpPx20T7IPJLVMPtiPyy+HaQ7Qnz
+5v320PYWzwhquE8ixnONGu5Tf+5q2VQ13BFT9gjtWGjDx3eMdjz017PjtC+jfZ6ohjtT8BNquF7Tj16yrwss03DfRPWlquGumPG7
+QhuI4ktVww2a+AZpP0QsVQ03ZNoYov1Y8BNquAdmjh7Qfgl3hZ731HCP8nUlejc6arhfC2PvqOF+C+uvkt0p1HC/8wydfCaf/0tO
+6Lh2ee9z3cI9KeQMjhruaXTGpqrh/gp+eu9Tw42aPT2aVZ37CVnWRhXZ5ojzRJdtFknC2Z7lGxVqSE1+Zuf1UUNqQ/6SnfcvqSH1
+xfOAGjI7PsPoN5usoZj/UUPmRW1MUQ1ZFPUti2UR2RuRH+8PasjSUJ/eZdSQ5kJuO04NWZnnVxNsJdmqnImyCjVkNYcmOq+oIa2F
+c9xRQ9rCWDFfY328j+T9KI/lvUAN2RDn1PTjHSUdUSzZuHSQbTbjt5n2YXQPpqohu6M7KlUN2WsY7yjpKpyxQg05GPxeqN9BWne4
+tzxjnig9hvXQThp2knYmsBFlvI/kXMgnvd85Wl/w0xyEGvJtIQcRakh/VDZRDfk+ajdRDblqGHNCuR7FkqiGDIU98yLLHakht8K6
+9+wW7a5hd2n3AxtRdp/2c5QrJ6ohj0J+5fvLO0qGo/oS1ZAnhnFPy1PDuKflmWHPaCNRLIlqyHjom+59apQkrBcdZ2qUphbjo0Zp
+enEuqVGaZdgsWkNxfvmUuYLqYz/qMmoxo5DH1pLN5JdnnAPPJJvjmfYj1W/QMr8n6wuskWyBYQvImgxrIlsWmP9+W0a2Aq+G8ct+
+V5CtDvFpvkFdxjuoi/cHdRnvhbI6ztRlrI/azdh6sg7DOsi2RLFkbAvZtqi+7Hcb2U7Tj51knYZ1ku03fdtPdsDEd4DsUJgPX/YQ
+2VET31GyHsN6yE4YdoLslGGnyM6avp0l6w2x+G/OXrILYUz9t9AFsoveL8R3keyyifky2YBhA2SDgfkxGCS7XqhPqMu4ydX1b94u
+1GXcCXM+qn53yH7CjH8A9eTuIg==
+"""
+))
+BITMAP = zlib.decompress(base64.b64decode(
+    b"""
+eNq9029MG2UcB/Df0Y6WWaBb/MNsB0UyxURnm45LSYEgLLMzMqbjhUmTpYbZvfCOdRIoy01o+b9kQA3z1bmtCSRKphmGeJ0ZuGMd
+f4w9qi+MLVdpsQtdIvRPLhYWSs+jmcbgK5Pq98XzPL8neX6fuzx3bcdXPffL0kc1S4ro9vWpVOtITVcwHU13XdBEY9cT/Gbsdk1X
+4rt064Ay7JodcHspKxPlDt/9Odh1U+F4FPlIO8RHqge3/Ttmf49EJJerfqwvXKntLe/9JDEuH2o65ZCq2hpv5b32Aug5Qq9YSebm
+3nhDwWIayqM9oWijkixKYRNrxA+BHP/QEIXRQC+wLKF355NN3AcVXxz47IjBYBRLu082LTsnsCsHVVLV2yrxQHvpfjhZu1xX+k4O
+KZWftj5OjKIpMKqbjb7ipIw7NlfsvlA94NH2Z4x5tPxz9/xiErm0Xs2vb97wzRlZQr3JDF9uNlfYp/u6TK528XOvfzu4PPYi+nFp
+PQCI3PmTAJ1Q8kgoLpYIw3tny8KVKsFYYju1N6nc9xtJN6ZJMlPzJbiLiq+huq3Zq4s0+Gc2+jF/fzxj6POHqxIND2cjkUOOcQU8
+W5sX9zst+G8rY1UdidWFEQ3PT/HrXmvl0jJpjQWQxk63WgWkpidFoPNlsn0NJIt/RTFT5p9wCl02o7qLq+QDGnZcWLLK3x+aM7Z6
+L3GSBy9/4/3aHhpMG1yM7ZlagJSz0PfuhFmps6zWk+3fvzLt8bCvxoiAEcV8zeFbYTUAqSWeJ8zJWji3k7YGt9LpyL3fH8YOx7xK
++RltUDCQSSxXJrwHDSIRiEwAiK3CPuM4pDYASG01YHMCzBxMXSs/PfYrGeC8ag/DfRkjfEcFAzHqEBUgBXxUsdT8KUAu/C1/FveF
+zqGawq3gWjAOkgEbQgNIoMI+Gqp2qHeXkDGkupdqLj/mztNitwz1eEQbggG7xlkA4Sn/aiuywT8TpvegmShADkj8SYFMZiYU87va
+6SIWT3tWRHiMsOwaIIZ/EeXeDWRPbY0F7xSEEJ638yHJ+col4YjOAv9Dyp/q6ZXWv1nEOurK7dIzJxx1FcfzkJz94pAze8iBtW75
+uO1Iy2If1D2NXJH2GcDSvQ+kpuwRUcQlXGhBURpAB/ChsEaCPgA9EHeyZuAM1aILjyLmQARfUGq2lRG9iW/5hbTik1kzMGatteGY
+t/Kuaybllmlx10zsHGtmSDSbBjHsreLYt+AeH3pimFp3DSx7d46pQYFTwWmR5mqVW8YLxgbdY2ZGrnWEsmbo1FDC8yEMijd7eB5h
+AhEdIFyEVpro7H1YHZmxc+92EUf/5/9mRxZ7/QGUVsl0
+"""
+))
