@@ -76,7 +76,10 @@ def _font() -> Any:
     from box import font_data
 
     font = ImageFont.ImageFont()
-    font._load_pilfont_data(BytesIO(font_data.PILFONT), Image.frombytes(font_data.MODE, font_data.SIZE, font_data.BITMAP))
+    load = getattr(font, "_load_pilfont_data", None)  # Pillow's own loader, not a public call: kept optional
+    if load is None:  # a Pillow without it: its own copy of the same font, decoded from the PNG
+        return getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
+    load(BytesIO(font_data.PILFONT), Image.frombytes(font_data.MODE, font_data.SIZE, font_data.BITMAP))
     return font
 
 

@@ -48,6 +48,13 @@ def test_the_box_font_draws_exactly_what_pillows_own_bitmap_font_draws() -> None
         assert drawn[0] == drawn[1] and any(drawn[0]), line
 
 
+def test_a_pillow_without_its_private_font_loader_still_gives_the_same_font(monkeypatch) -> None:
+    monkeypatch.delattr(ImageFont.ImageFont, "_load_pilfont_data")
+    fallback = _font.__wrapped__()
+    pillows = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
+    assert fallback.getbbox("Wolfgang Amadeus") == pillows.getbbox("Wolfgang Amadeus")
+
+
 def test_a_start_that_fails_leaves_the_garbage_collector_on(tmp_path: Path, capsys) -> None:
     pinmap = tmp_path / "pinmap.toml"
     pinmap.mkdir()  # a bad file: one line, exit status 2
