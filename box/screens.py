@@ -25,6 +25,7 @@ the first four rows. `to_text` turns any image into terminal text for the simula
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from box.games.base import View
+
+log = logging.getLogger(__name__)
 
 TITLE_HEIGHT = 10  # where the rows start: the lit bar and a dark pixel row under it
 TITLE_BAR = 9  # the lit title bar; the row below it stays dark, so a highlighted first line stands apart
@@ -76,10 +79,11 @@ def _font() -> Any:
     from box import font_data
 
     font = ImageFont.ImageFont()
-    load = getattr(font, "_load_pilfont_data", None)  # Pillow's own loader, not a public call: kept optional
-    if load is None:  # a Pillow without it: its own copy of the same font, decoded from the PNG
+    try:  # Pillow's own loader of the raw data: not a public call, so a Pillow that changed it falls back
+        font._load_pilfont_data(BytesIO(font_data.PILFONT), Image.frombytes(font_data.MODE, font_data.SIZE, font_data.BITMAP))
+    except (AttributeError, TypeError, ValueError, OSError) as problem:
+        log.warning("the raw font did not load (%s): Pillow's own copy, decoded from its PNG", problem)
         return getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
-    load(BytesIO(font_data.PILFONT), Image.frombytes(font_data.MODE, font_data.SIZE, font_data.BITMAP))
     return font
 
 

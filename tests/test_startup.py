@@ -48,8 +48,10 @@ def test_the_box_font_draws_exactly_what_pillows_own_bitmap_font_draws() -> None
         assert drawn[0] == drawn[1] and any(drawn[0]), line
 
 
-def test_a_pillow_without_its_private_font_loader_still_gives_the_same_font(monkeypatch) -> None:
-    monkeypatch.delattr(ImageFont.ImageFont, "_load_pilfont_data")
+def test_raw_font_data_a_pillow_will_not_load_gives_pillows_own_copy_of_the_font(monkeypatch) -> None:
+    from box import font_data
+
+    monkeypatch.setattr(font_data, "BITMAP", font_data.BITMAP[:100])  # not what this Pillow expects
     fallback = _font.__wrapped__()
     pillows = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
     assert fallback.getbbox("Wolfgang Amadeus") == pillows.getbbox("Wolfgang Amadeus")
