@@ -265,7 +265,8 @@ def play_dead_fellas(table: Table, rng: random.Random) -> None:
 
 
 def play_deck_of_death(table: Table, rng: random.Random) -> None:
-    """Three players, 30 turns: roll, meet the challenge, now and then place a card from the hand."""
+    """Three players, 30 turns: roll, meet the challenge, now and then place a card from the hand
+    (on an empty space, or over the card on the space once its challenge is done)."""
     from box.games.deck_of_death.state import Phase
 
     start(table, "deck-of-death", 3)
@@ -287,8 +288,13 @@ def play_deck_of_death(table: Table, rng: random.Random) -> None:
         before = dump
         if phase in (Phase.DRAW, Phase.ROLL):  # ROLL on the draw screen: drawn, and rolling
             table.press("roll")
-        elif phase is Phase.CHALLENGE:
-            table.press("ok" if rng.random() < 0.7 else "back")
+        elif phase is Phase.CHALLENGE:  # done (now and then taking the space over with a card), or failed
+            whim = rng.random()
+            if whim < 0.2 and coloured:
+                table.tap("middle", coloured.pop())
+                played = True
+            else:
+                table.press("ok" if whim < 0.7 else "back")
         elif phase is Phase.CARD and coloured and rng.random() < 0.35:
             table.tap("middle", coloured.pop())
             played = True

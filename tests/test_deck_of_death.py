@@ -233,9 +233,13 @@ def test_landing_on_a_card_opens_its_challenge():
     assert rejected(state, Roll((1, 1))) == "No dice now"
 
 
-def test_a_completed_challenge_allows_a_replacement():
-    state = play(landed("Plank"), OK)
-    assert state.completed and state.phase == "card"
+def test_a_completed_challenge_passes_the_turn_unless_a_card_is_tapped_to_take_the_space_over():
+    state = play(landed("Plank"), OK)  # done, and no takeover: no screen of its own
+    assert state.phase == "draw" and state.turn == 1 and state.notice == "Challenge completed"
+    assert dump(state)["board"]["3"] == {"card": card("Plank"), "owner": "Bob"}
+    lines = RULES.view(landed("Plank")).lines
+    assert lines[2:] == ("OK done  DOWN: menu", "BACK failed: see card", "Tap: react or replace")
+    assert RULES.view(landed("Plank", fail_forfeit="tier")).lines[3] == "BACK failed: 2 drinks"
 
 
 def test_a_failed_challenge_costs_what_the_card_says_and_its_tier_only_as_a_house_rule():
@@ -275,38 +279,40 @@ def test_a_card_outside_the_card_phase_is_refused():
 
 
 def test_a_replacement_needs_a_completed_challenge():
-    state = play(landed("Plank"), OK)
     failed = play(landed("Plank"), BACK)  # nothing may be placed: the card phase's one answer is made
-    assert state.phase == "card" and failed.phase == "draw" and failed.turn == 1
+    assert failed.phase == "draw" and failed.turn == 1
     assert rejected(replace(failed, phase=Phase.CARD, turn=0), tap("Handstand")) == (
         "Replace only after a completed challenge"
     )
 
 
-def test_during_the_challenge_only_ok_back_or_a_reaction_count():
-    assert rejected(landed("Plank"), tap("Handstand")) == "Finish the challenge first"
+def test_a_card_tapped_on_the_challenge_screen_is_done_and_a_takeover_in_one_input():
+    state = play(landed("Plank"), tap("Handstand"))
+    assert dump(state)["board"]["3"] == {"card": card("Handstand"), "owner": "Ann"}
+    assert state.phase == "draw" and state.turn == 1
+    assert rejected(on_board(landed("Plank"), "5", "Truth", 2), tap("Truth")) == "Already on space 5"
 
 
 def test_same_colour_higher_tier_is_a_clean_takeover():
-    state = play(landed("Plank"), OK, tap("Handstand"))
+    state = play(landed("Plank"), tap("Handstand"))
     assert dump(state)["board"]["3"] == {"card": card("Handstand"), "owner": "Ann"}
     assert state.phase == "draw" and dump(state)["duels_won"] == {"Ann": 0, "Bob": 0, "Cy": 0}
 
 
 @pytest.mark.parametrize("title", ["Squats", "Dance", "Trial"])  # lower tier, same tier, other colour
 def test_anything_else_is_a_duel_against_the_owner(title):
-    state = play(landed("Plank"), OK, tap(title))
+    state = play(landed("Plank"), tap(title))
     assert state.phase == "duel-style" and "Bob defends:" in RULES.view(state).lines
     assert dump(state)["board"]["3"]["card"] == card("Plank")
 
 
 def test_replacing_your_own_card_needs_no_duel():
-    state = play(landed("Plank", owner=0), OK, tap("Squats"))
+    state = play(landed("Plank", owner=0), tap("Squats"))
     assert dump(state)["board"]["3"] == {"card": card("Squats"), "owner": "Ann"}
 
 
 def duel(title: str = "Trial"):
-    return play(landed("Plank"), OK, tap(title))
+    return play(landed("Plank"), tap(title))
 
 
 def test_high_die_roll_challenger_wins_and_places_the_card():
@@ -499,10 +505,12 @@ def test_filling_the_last_outer_space_locks_the_board_for_good():
     spaces[3] = None
     state = play(replace(state, spaces=tuple(spaces)), Roll((1, 2)), tap("Halo"), BACK, tap("Dance"))
     assert dump(state)["lockout"] and state.notice == "Board full: lockout!"
-    # an empty inner space takes no card any more
-    state = play(state, Roll((2, 2)))
-    assert state.token.ring == "inner" and state.phase == "card"
-    assert rejected(state, tap("Flamingo")) == "Board locked: no empty spaces"
+    # an empty inner space takes no card any more: the card phase has one answer and is not asked
+    landed_inside = play(state, Roll((2, 2)))
+    assert dump(landed_inside)["positions"]["Bob"]["ring"] == "inner"
+    assert landed_inside.phase == "draw" and landed_inside.turn == 2 and landed_inside.notice.endswith("Board locked")
+    card_phase = replace(landed_inside, turn=1, phase=Phase.CARD)
+    assert rejected(card_phase, tap("Flamingo")) == "Board locked: no empty spaces"
 
 
 def test_the_lockout_needs_every_outer_space_but_start():

@@ -100,7 +100,7 @@ def test_a_reflect_discards_both_cards_and_a_cancel_only_the_reaction():
 
 
 def test_discarded_cards_are_refused_until_the_table_reshuffles():
-    state = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), OK, tap("Handstand"))
+    state = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), tap("Handstand"))
     assert RULES.dump(state)["discard_pile"] == [DECK.find("Plank")]
     assert rejected(state, tap("Plank")) == "Plank is discarded"
     state = play(state, DOWN, DOWN, OK)  # the next draw screen's table menu: Reshuffle discards
@@ -109,7 +109,7 @@ def test_discarded_cards_are_refused_until_the_table_reshuffles():
 
 
 def test_a_lost_duel_discards_the_challengers_card():
-    state = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), OK, tap("Trial"))
+    state = play(at_card_phase(), tap("Plank"), OK, Roll((1, 2)), tap("Trial"))
     state = play(state, DOWN, OK, DOWN, OK)  # another minigame, won by the defender
     assert RULES.dump(state)["discard_pile"] == [DECK.find("Trial")]
     assert RULES.dump(state)["board"]["3"]["card"] == DECK.find("Plank")

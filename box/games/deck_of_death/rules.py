@@ -1,7 +1,9 @@
 """Deck of Death's transitions: one handler per phase, (state, action) -> Step or Rejected, pure.
 
-A turn runs draw -> roll -> challenge (if the space holds a card) -> card -> end,
-with detours for reactions, duels and the inner circle. The box cannot see hands:
+A turn runs draw -> roll -> challenge (if the space holds a card) -> card -> the next
+player's draw, with detours for reactions, duels and the inner circle. A phase with one
+answer is not asked: a completed challenge's OK passes the turn (a card tapped on the
+challenge screen is the takeover), a failed one has nothing to place. The box cannot see hands:
 it trusts the table for drawing and discarding and knows a card when it is tapped.
 Screens laid over any phase (the rules in play, the scores, a white card's picker)
 have their own table, `LAYERS`.
@@ -406,7 +408,7 @@ def _land(state: State) -> State:
         return _next_turn(state)
     placed = state.spaces[state.slot]
     if placed is None:
-        return replace(state, phase=Phase.CARD)
+        return _card_phase(state)
     if state.cards[placed.card].color == "blue" and state.blue_landing == "rule":
         # the book: a blue card is a rule in force for everyone, not a challenge: nothing to
         # complete or react to, so the player may try a takeover at once
@@ -418,14 +420,14 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     placed = state.spaces[state.slot]
     assert placed is not None
     card = state.cards[placed.card]
-    if action == Press("ok"):
-        return Step(replace(state, phase=Phase.CARD, completed=True, notice="Challenge completed"), (Sound.RIGHT,))
+    if action == Press("ok"):  # completed, and no takeover: the turn passes
+        return Step(_next_turn(replace(state, completed=True, notice="Challenge completed")), (Sound.RIGHT,))
     if action == Press("back"):
         state, notice = _failed(state, state.turn, card.forfeit, "Failed")
         return Step(_card_phase(replace(state, completed=False, notice=notice)), (Sound.WRONG,))
     if isinstance(action, Tap):
-        if action.card != placed.card:
-            return Rejected("Finish the challenge first")
+        if action.card != placed.card:  # another card: completed, and it tries to take the space over
+            return _card_tap(replace(state, completed=True, notice="Challenge completed"), action)
         if state.reacted:
             return Rejected("One reaction per challenge")
         if placed.owner == state.turn:
@@ -497,6 +499,15 @@ def _card(state: State, action: Action) -> Step[State] | Rejected:
         return Step(_next_turn(replace(state, notice="")), (Sound.CLICK,))
     if not isinstance(action, Tap):
         return _wrong_time(action, "Tap a card or OK to skip")
+    return _card_tap(state, action)
+
+
+def _card_tap(state: State, action: Tap) -> Step[State] | Rejected:
+    """A card for the token's space: placed on an empty one, a takeover or a duel on an occupied one.
+
+    In the card phase, and on the challenge screen, where tapping a card other than the one on
+    the space says "completed, and this card takes the space over" in one input.
+    """
     slot, card = state.slot, state.cards[action.card]
     on = state.slot_of(action.card)
     placed = state.spaces[slot]
@@ -591,9 +602,12 @@ def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
 
 
 def _card_phase(state: State) -> State:
-    """The card phase, or the next turn when it has one answer: an occupied space after a challenge not completed."""
+    """The card phase, or the next turn when it has one answer (nothing may be placed): an occupied
+    space after a challenge not completed, or an empty space once the board is locked."""
     if state.spaces[state.slot] is not None and not state.completed:
         return _next_turn(state)
+    if state.spaces[state.slot] is None and state.lockout:
+        return _next_turn(replace(state, notice=fit(f"{state.notice}. Board locked" if state.notice else "Board locked", 40)))
     return replace(state, phase=Phase.CARD)
 
 

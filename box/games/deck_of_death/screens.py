@@ -82,9 +82,11 @@ def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Calla
 
 @_on_space
 def challenge(state: State, placed: Placed, head: tuple[str, str]) -> View:
+    """OK: done (the turn passes), BACK: failed; tapping the card on the space reacts, tapping
+    another card says "done" and takes the space over with it."""
     cost = state.cards[placed.card].forfeit
-    fail = f"Fail: {forfeit(state, cost)}" if state.fail_forfeit == "tier" else "Fail: as card says"
-    return _phase(state, (*head, fail, "OK done  BACK failed", "Tap: react DOWN: menu"))
+    fail = f"BACK failed: {forfeit(state, cost)}" if state.fail_forfeit == "tier" else "BACK failed: see card"
+    return _phase(state, (*head, "OK done  DOWN: menu", fit(fail), "Tap: react or replace"))
 
 
 @_on_space
