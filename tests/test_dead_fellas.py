@@ -32,11 +32,11 @@ def tap(card: str) -> Tap:
 
 
 def choose(game: Game, value: str | None) -> Game:
-    """Move the cursor to the choice whose value is `value`, then press OK."""
+    """Move the cursor down from where it stands to the choice whose value is `value`, then press OK."""
     values = [choice.value for choice in choices(game)]
     assert value in values, f"{value} not offered: {values}"
-    game = accept(game, *[DOWN] * values.index(value))
-    return accept(game, OK)
+    moves = (values.index(value) - getattr(game.phase, "cursor", 0)) % len(values)
+    return accept(game, *[DOWN] * moves, OK)
 
 
 def table(ann: tuple[Mook, ...], bob: tuple[Mook, ...], **options: str) -> Game:
@@ -239,6 +239,40 @@ def test_back_from_an_item_picker_leaves_it_in_hand():
     assert after.notice == "Tommy Gun not played"
 
 
+def test_a_mook_tapped_before_the_action_takes_the_next_items_without_a_picker():
+    game = accept(dealt(), tap("dfm02"))  # Vinnie, Ann's third Mook
+    assert game.notice == "Items go on Vinnie" and RULES.view(game).lines[0] == "Items on Vinnie"
+    game = accept(game, tap("dfw02"), tap("dfd03"), tap("dfv03"))  # three taps, no picker
+    vinnie = dump(game)["mooks"]["Ann"][2]
+    assert vinnie["items"] == {"weapon": "dfw02", "disguise": "dfd03", "vehicle": "dfv03"}
+    assert dump(game)["phase"] == "playing" and game.notice == "Taxi on Vinnie"
+    assert RULES.view(game).cursor == 1  # the menu's cursor is still on Whack
+
+
+def test_a_fugazi_goes_on_the_tapped_mook_after_its_slot():
+    game = accept(table((Mook("dfm03"), Mook("dfm01")), (Mook("dfm06"),)), tap("dfm01"), tap("dff01"))
+    game = choose(game, "vehicle")
+    assert dump(game)["mooks"]["Ann"][1]["items"]["vehicle"] == "dff01" and dump(game)["phase"] == "playing"
+
+
+def test_tapping_the_armed_mook_again_asks_again_and_only_own_face_up_mooks_are_armed():
+    game = accept(dealt(), tap("dfm02"), tap("dfm02"))
+    assert game.phase == Playing() and RULES.view(game).lines[0] == "Draw; tap cards; act:"
+    assert RULES.view(accept(game, tap("dfw02"))).title == "Snub Nose on?"
+    game = table((Mook("dfm01"), Mook("dfm02", face_up=False)), (Mook("dfm04"),))
+    assert refuse(game, tap("dfm02")) == "face-down Mooks take no items"
+    assert refuse(game, tap("dfm04")) == "Tony is in play"  # Bob's: items go on one's own Mooks
+    opponents = table((Mook("dfm01"),), (Mook("dfm04"), Mook("dfm05")), items_on_opponents="yes")
+    game = accept(opponents, tap("dfm04"), tap("dfw01"))
+    assert dump(game)["mooks"]["Bob"][0]["items"]["weapon"] == "dfw01"
+
+
+def test_a_mook_is_armed_only_before_the_action():
+    game = accept(table((armed("dfm03"), Mook("dfm01")), (Mook("dfm04"),)), OK)
+    assert dump(game)["phase"] == "target"
+    assert refuse(game, tap("dfm01")) == "Sal is in play"
+
+
 def test_a_card_already_in_play_is_refused():
     game = choose(accept(dealt(), tap("dfw01")), "dfm01")
     assert refuse(game, tap("dfw01")) == "Tommy Gun is in play"
@@ -290,6 +324,18 @@ def test_only_armed_mooks_attack_and_only_legal_targets_are_offered():
     game = accept(game, OK)  # Sal is the only armed Mook: straight to his targets
     assert dump(game)["phase"] == "target"
     assert [choice.value for choice in choices(game)] == ["dfm04"]  # 3 hits; Carmine has 6, Joey is face down
+
+
+def test_the_pickers_start_on_the_mook_a_whack_scores_most_and_on_the_weakest_evidence():
+    attacker = armed("dfm03", "dfw03", "dff01", "dfv01")  # Switchblade 1, a Fugazi (0) as disguise, Hearse 3
+    game = table((attacker,), (Mook("dfm04"), Mook("dfm06"), Mook("dfm05")), items_on_opponents="no")
+    game = accept(game, OK)
+    assert [choice.value for choice in choices(game)] == ["dfm04", "dfm06", "dfm05"]  # the table's order
+    assert RULES.view(game).cursor == 1  # Carmine, 3 hits: what the whack scores
+    game = accept(game, OK)
+    assert dump(game)["score"]["Ann"] == 3 and RULES.view(game).cursor == 1  # the Fugazi, 0 hits
+    game = accept(game, OK)
+    assert dump(game)["mooks"]["Ann"][0]["items"]["disguise"] is None
 
 
 def test_a_whack_scores_the_mook_discards_its_items_and_the_attacker_ditches_one():

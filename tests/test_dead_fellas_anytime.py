@@ -74,22 +74,22 @@ def test_a_fuhgeddaboutit_is_taken_in_every_phase(inputs, phase, then):
 
 
 def test_a_chain_alternates_with_its_parity_whatever_the_phase():
-    game = accept(armed_paulie(), OK, OK)  # Paulie whacks Tony: the evidence choice is open
-    assert dump(game)["phase"] == "evidence" and dump(game)["score"]["Ann"] == 1
+    game = accept(armed_paulie(), OK, OK)  # Paulie whacks Carmine (the cursor's Mook, worth most): the evidence choice is open
+    assert dump(game)["phase"] == "evidence" and dump(game)["score"]["Ann"] == 3
     for count, card in enumerate(("dfx01", "dfx02", "dfx03", "dfx04", "dfx05"), start=1):
         game = accept(game, tap(card))
-        assert dump(game)["score"]["Ann"] == (0 if count % 2 else 1)
+        assert dump(game)["score"]["Ann"] == (0 if count % 2 else 3)
         assert len(dump(game)["mooks"]["Bob"]) == (3 if count % 2 else 2)
         assert dump(game)["phase"] == ("endturn" if count % 2 else "evidence")
 
 
 def test_a_whack_cancelled_after_its_evidence_returns_the_evidence_and_comes_back_without_it():
-    game = accept(armed_paulie(), OK, OK, OK)  # whacks Tony, ditches the Tommy Gun
+    game = accept(armed_paulie(), OK, OK, OK)  # whacks Carmine, ditches the Tommy Gun (the first of equals)
     game = accept(game, tap("dfx01"))
     assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
     game = accept(game, tap("dfx02"))
     assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] is None
-    assert dump(game)["score_piles"]["Ann"] == ["dfm04"]
+    assert dump(game)["score_piles"]["Ann"] == ["dfm06"]
 
 
 def test_the_next_play_closes_the_chain_and_the_next_fuhgeddaboutit_answers_it():

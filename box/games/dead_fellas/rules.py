@@ -49,10 +49,12 @@ from box.games.dead_fellas.state import (
     Target,
     TookFromDiscard,
     Whacked,
+    aim,
     attackers,
     boostable,
     choices,
     dump,
+    evidence,
     receivers,
     targets,
 )
@@ -78,6 +80,8 @@ def apply(game: Game, action: Action) -> Result:
             return Rejected("not a Dead Fellas card")
         card = game.board.cards[action.card]
         phase = game.phase
+        if isinstance(phase, Playing) and _armable(game, action.card):
+            return arm(game, phase, action.card)
         if game.board.in_play(action.card):
             return Rejected(f"{fit(card.name, 20)} is in play")
         if isinstance(phase, Picking) and action.card == phase.card:
@@ -157,7 +161,7 @@ def _attacker_chosen(game: Game, phase: Attack, attacker: str | None) -> Step[Ga
     """The attacker chosen, or "Done" (None): the turn's end."""
     if attacker is None:
         return step(replace(game, phase=EndTurn()), "", Sound.CLICK)
-    return step(replace(game, phase=Target(attacker, phase.done)), "", Sound.CLICK)
+    return step(replace(game, phase=aim(game, attacker, phase.done)), "", Sound.CLICK)
 
 
 def _attack_back(game: Game, phase: Attack) -> Step[Game]:
@@ -307,7 +311,7 @@ def attack_phase(game: Game, done: tuple[str, ...], cursor: int = 0) -> Phase:
     else the turn's end (or back to the menu before any attack)."""
     ready = attackers(game, done)
     if len(ready) == 1:
-        return Target(ready[0].card, done)
+        return aim(game, ready[0].card, done)
     if ready:
         return Attack(done, cursor)
     return EndTurn() if done else Playing()
@@ -355,7 +359,7 @@ def whack(game: Game, attacker: str, target: str, done: tuple[str, ...]) -> Step
     standing = [other for other in range(len(game.players)) if not board.is_out(other)]
     if board.score(game.turn) >= WIN_SCORE or standing == [game.turn]:
         return step(replace(game, phase=Over(game.turn, done)), f"{game.player} wins!", Sound.FANFARE)
-    return step(replace(game, phase=Evidence(attacker, done)), notice, Sound.RIGHT)
+    return step(replace(game, phase=evidence(game, attacker, done)), notice, Sound.RIGHT)
 
 
 def discard_evidence(game: Game, phase: Evidence, slot: str) -> Step[Game]:
@@ -388,6 +392,32 @@ def deal(game: Game, card: str) -> Step[Game]:
     return start_turn(game, first, f"{game.players[first]} starts ({dealt[first]} hits)")
 
 
+def arm(game: Game, phase: Playing, mook: str) -> Result:
+    """A Mook in front tapped before the action: the next items go on it (tapped again: ask again).
+
+    >>> from box.games.base import Setup, Tap
+    >>> game = RULES.new(Setup(("Ann", "Bob")), RULES.load_deck())
+    >>> for card in ("dfm01", "dfm02", "dfm03", "dfm04", "dfm05", "dfm06"):
+    ...     game = RULES.apply(game, Tap("left", card)).state
+    >>> game = RULES.apply(game, Tap("left", game.board.mooks[game.turn][0].card)).state
+    >>> game.notice.startswith("Items go on ")
+    True
+    """
+    if not game.board.mook(mook).face_up:
+        return Rejected("face-down Mooks take no items")
+    if phase.mook == mook:
+        return step(replace(game, phase=replace(phase, mook=None)), "Items: the box asks the Mook", Sound.CLICK)
+    return step(replace(game, phase=replace(phase, mook=mook)), f"Items go on {game.name(mook)}", Sound.CLICK)
+
+
+def _armable(game: Game, card: str) -> bool:
+    """A Mook in front of the player (of anyone with `items_on_opponents`): one items may go on."""
+    place = game.board.find(card)
+    if place is None or game.board.cards[card].kind != "mook":
+        return False
+    return place[0] == game.turn or game.items_on_opponents
+
+
 def play_item(game: Game, card: str) -> Result:
     picking = Picking(card, "mook", game.phase)
     if not receivers(game, picking):
@@ -398,10 +428,14 @@ def play_item(game: Game, card: str) -> Result:
 
 
 def _to_mook(game: Game, picking: Picking) -> Result:
-    """The card's Mook picker, or, when only one Mook can take it, the card goes on that one."""
-    offered = receivers(game, picking)
+    """The card's Mook picker; or the card goes on the Mook the player tapped to arm, or on the
+    only Mook that can take it."""
+    offered = [mook.card for _, mook in receivers(game, picking)]
+    armed = picking.resume.mook if isinstance(picking.resume, Playing) else None
+    if armed in offered:
+        return pick(game, picking, armed)
     if len(offered) == 1:
-        return pick(game, picking, offered[0][1].card)
+        return pick(game, picking, offered[0])
     return step(replace(game, phase=picking), "", Sound.CLICK)
 
 
@@ -507,7 +541,7 @@ def _after_chain(game: Game, play: Play, cancelled: bool) -> Phase:
             if game.board.score(play.by) >= WIN_SCORE or standing == [play.by]:
                 return Over(play.by, play.done)
             if play.evidence is None:
-                return Evidence(play.attacker, play.done)
+                return evidence(game, play.attacker, play.done)
     return resume(game, phase)
 
 

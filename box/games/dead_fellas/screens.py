@@ -42,7 +42,8 @@ def deal(game: Game) -> View:
 
 def playing(game: Game) -> View:
     phase = expect(game.phase, Playing)
-    lines = ("Draw; tap cards; act:", "Whack", "Draw a card", "Recruit a Mook", scoreline(game))
+    head = fit(f"Items on {game.name(phase.mook)}") if phase.mook else "Draw; tap cards; act:"
+    lines = (head, "Whack", "Draw a card", "Recruit a Mook", scoreline(game))
     return View(title=f"{_player(game)}'s turn", lines=lines, cursor=1 + min(phase.cursor, 2), notice=game.notice)
 
 

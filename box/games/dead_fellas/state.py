@@ -335,9 +335,14 @@ class Deal:
 
 @dataclass(frozen=True)
 class Playing:
-    """The player has drawn; Mafia cards are tapped, then one action is chosen from the menu."""
+    """The player has drawn; Mafia cards are tapped, then one action is chosen from the menu.
+
+    `mook` is the Mook the player tapped to arm: items (and a Fugazi or a Boost) go on it
+    without asking which Mook, until another Mook is tapped or the same one again.
+    """
 
     cursor: int = 0
+    mook: str | None = None
 
 
 @dataclass(frozen=True)
@@ -487,6 +492,22 @@ def targets(game: Game, attacker: Mook) -> tuple[tuple[int, Mook], ...]:
         for mook in game.board.mooks[seat]
         if mook.face_up and game.board.total(mook) <= strength
     )
+
+
+def aim(game: Game, attacker: str, done: tuple[str, ...]) -> Target:
+    """The target picker for `attacker`, its cursor on the Mook a whack scores most for (the first
+    of equals): the likeliest choice is one OK away."""
+    offered = targets(game, game.board.mook(attacker))
+    scores = [game.board.hits(mook.card) for _, mook in offered]
+    return Target(attacker, done, scores.index(max(scores)) if scores else 0)
+
+
+def evidence(game: Game, attacker: str, done: tuple[str, ...]) -> Evidence:
+    """The evidence picker, its cursor on the attacker's item with the fewest hits (the first of
+    equals): ditching it costs the least strength."""
+    mook = game.board.mook(attacker)
+    hits = [game.board.item_hits(mook.item(slot) or "") if mook.item(slot) else 99 for slot in SLOTS]
+    return Evidence(attacker, done, hits.index(min(hits)))
 
 
 def receivers(game: Game, picking: Picking) -> tuple[tuple[int, Mook], ...]:
