@@ -239,6 +239,15 @@ def test_back_from_an_item_picker_leaves_it_in_hand():
     assert after.notice == "Tommy Gun not played"
 
 
+def test_the_mook_picker_starts_on_the_mook_nearest_to_armed_with_the_slot_free():
+    game = table((Mook("dfm03", True, "dfw01"), Mook("dfm01", True, None, "dfd01"), Mook("dfm02")), (Mook("dfm04"),))
+    assert RULES.view(accept(game, tap("dfw02"))).cursor == 1  # Sal: a weapon slot free, one item already
+    assert RULES.view(accept(game, tap("dfv02"))).cursor == 0  # a vehicle: Paulie (one item, 6 hits) before Sal (4)
+    assert RULES.view(accept(game, tap("dff01"), DOWN, OK)).cursor == 0  # a Fugazi disguise: Paulie
+    empty = table((Mook("dfm01"), Mook("dfm03"), Mook("dfm02")), (Mook("dfm04"),))
+    assert RULES.view(accept(empty, tap("dfw02"))).cursor == 1  # nothing on anyone: the strongest, Paulie
+
+
 def test_a_mook_tapped_before_the_action_takes_the_next_items_without_a_picker():
     game = accept(dealt(), tap("dfm02"))  # Vinnie, Ann's third Mook
     assert game.notice == "Items go on Vinnie" and RULES.view(game).lines[0] == "Items on Vinnie"
@@ -268,7 +277,7 @@ def test_tapping_the_armed_mook_again_asks_again_and_only_own_face_up_mooks_are_
 
 
 def test_a_mook_is_armed_only_before_the_action():
-    game = accept(table((armed("dfm03"), Mook("dfm01")), (Mook("dfm04"),)), OK)
+    game = accept(table((armed("dfm03"), Mook("dfm01")), (Mook("dfm04"), Mook("dfm05"))), OK)
     assert dump(game)["phase"] == "target"
     assert refuse(game, tap("dfm01")) == "Sal is in play"
 
@@ -280,7 +289,7 @@ def test_a_card_already_in_play_is_refused():
 
 
 def test_items_come_before_the_action():
-    game = table((armed("dfm03"),), (Mook("dfm04"),))
+    game = table((armed("dfm03"),), (Mook("dfm04"), Mook("dfm05")))
     game = accept(game, OK)
     assert dump(game)["phase"] == "target"  # one armed Mook: not asked who whacks
     assert refuse(game, tap("dfw02")) == "items go before the action"
@@ -321,9 +330,8 @@ def test_only_armed_mooks_attack_and_only_legal_targets_are_offered():
         (attacker, Mook("dfm02", True, "dfw01", "dfd01")),
         (Mook("dfm04", True, "dfw02"), Mook("dfm06", True, "dfw04"), Mook("dfm05", False)),
     )
-    game = accept(game, OK)  # Sal is the only armed Mook: straight to his targets
-    assert dump(game)["phase"] == "target"
-    assert [choice.value for choice in choices(game)] == ["dfm04"]  # 3 hits; Carmine has 6, Joey is face down
+    game = accept(game, OK)  # Sal is the only armed Mook, Tony his only target (3 hits; Carmine has 6, Joey is face down)
+    assert dump(game)["phase"] == "evidence" and dump(game)["score_piles"]["Ann"] == ["dfm04"]  # a choice of one: made
 
 
 def test_the_pickers_start_on_the_mook_a_whack_scores_most_and_on_the_weakest_evidence():
@@ -336,6 +344,16 @@ def test_the_pickers_start_on_the_mook_a_whack_scores_most_and_on_the_weakest_ev
     assert dump(game)["score"]["Ann"] == 3 and RULES.view(game).cursor == 1  # the Fugazi, 0 hits
     game = accept(game, OK)
     assert dump(game)["mooks"]["Ann"][0]["items"]["disguise"] is None
+
+
+def test_a_chosen_attacker_with_one_target_whacks_it_at_once_but_the_next_attacker_is_asked():
+    two = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"),))
+    game = accept(two, OK, OK)  # Whack, who whacks? Paulie: Tony is his one target
+    assert dump(game)["phase"] == "evidence" and dump(game)["score_piles"]["Ann"] == ["dfm04"]
+    game = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"), Mook("dfm05")))
+    game = accept(game, OK, OK, OK, OK)  # Whack, Paulie, Joey (worth most), ditch
+    assert dump(game)["phase"] == "target" and [choice.value for choice in choices(game)] == ["dfm04"]
+    assert RULES.view(game).title == "Vinnie whacks who?"  # his one target, but he need not attack
 
 
 def test_a_whack_scores_the_mook_discards_its_items_and_the_attacker_ditches_one():
@@ -371,9 +389,9 @@ def test_each_armed_mook_attacks_once_in_one_whack_action():
 
 
 def test_done_ends_the_whack_action_and_back_before_any_attack_returns_to_the_menu():
-    game = table((armed("dfm03"),), (Mook("dfm04"),))
+    game = table((armed("dfm03"),), (Mook("dfm04"), Mook("dfm05")))
     assert dump(accept(game, OK, BACK))["phase"] == "playing"  # the skipped picker's BACK
-    two = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"),))
+    two = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"), Mook("dfm05")))
     assert dump(accept(two, OK, BACK))["phase"] == "playing"
     assert dump(accept(two, OK, DOWN, DOWN, OK))["phase"] == "endturn"
     assert dump(accept(two, OK, OK, BACK))["phase"] == "attack"
@@ -381,7 +399,7 @@ def test_done_ends_the_whack_action_and_back_before_any_attack_returns_to_the_me
 
 def test_whacked_players_without_mooks_keep_playing_while_the_mook_deck_has_mooks():
     game = table((armed("dfm03"),), (Mook("dfm04"),))
-    game = choose(accept(game, OK, OK), "weapon")
+    game = choose(accept(game, OK), "weapon")  # Whack: Tony, the only target, is whacked at once
     game = accept(game, OK)
     assert dump(game)["current_player"] == "Bob"
     assert dump(game)["out"] == []
@@ -390,8 +408,7 @@ def test_whacked_players_without_mooks_keep_playing_while_the_mook_deck_has_mook
 def test_ten_hits_in_the_score_pile_wins_at_once():
     game = table((armed("dfm03"),), (Mook("dfm06"),))
     board = game.board.to_pile(0, "dfm09").to_pile(0, "dfm10").to_pile(0, "dfm01")  # 7 hits
-    game = accept(replace(game, board=board), OK)
-    result = RULES.apply(game, OK)
+    result = RULES.apply(replace(game, board=board), OK)  # Whack: Carmine, the only target, at once
     assert isinstance(result, Step) and Sound.FANFARE in result.sounds
     state = dump(result.state)
     assert state["over"] is True and state["winners"] == ["Ann"] and state["current_player"] is None
@@ -408,7 +425,7 @@ def test_out_only_with_no_mooks_and_an_empty_mook_deck_and_the_last_one_standing
         board = board.to_pile(1, card)  # every other Mook is already gone
     game = table((armed("dfm03"),), (Mook("dfm04"),))
     game = replace(game, board=replace(board, mooks=game.board.mooks))
-    game = accept(game, OK, OK)
+    game = accept(game, OK)
     assert dump(game)["out"] == ["Bob"]
     assert dump(game)["winners"] == ["Ann"]
 
@@ -460,7 +477,7 @@ def test_chain_of_three_cancels_a_whack_and_takes_the_score_back():
 
 def test_a_whack_can_be_cancelled_before_the_evidence_is_chosen():
     game = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"),))
-    game = accept(game, OK, OK, OK, tap("dfx01"))  # Paulie whacks Tony; cancelled in the evidence choice
+    game = accept(game, OK, OK, tap("dfx01"))  # Paulie whacks Tony (his only target); cancelled in the evidence choice
     assert dump(game)["score"]["Ann"] == 0
     assert dump(game)["phase"] == "target"  # Paulie's attack is spent: Vinnie, the only one left
     assert RULES.view(game).title == "Vinnie whacks who?"
@@ -469,7 +486,7 @@ def test_a_whack_can_be_cancelled_before_the_evidence_is_chosen():
 def test_the_winning_whack_can_still_be_cancelled():
     game = table((armed("dfm03"),), (Mook("dfm06"),))
     board = game.board.to_pile(0, "dfm09").to_pile(0, "dfm10").to_pile(0, "dfm01")
-    game = accept(replace(game, board=board), OK, OK)
+    game = accept(replace(game, board=board), OK)
     assert dump(game)["over"] is True
     stands = accept(game, tap("dfx01"), tap("dfx02"))
     assert dump(stands)["over"] is True and dump(stands)["winners"] == ["Ann"]
@@ -518,7 +535,7 @@ def test_fugazi_is_a_zero_hit_item_in_a_chosen_slot_and_arms_a_mook():
     state = dump(game)
     assert state["mooks"]["Ann"][0]["items"]["vehicle"] == "dff01"
     assert state["mooks"]["Ann"][0]["total"] == 9
-    game = accept(game, OK, OK)
+    game = accept(game, OK)  # Whack: Carmine, the only target
     assert dump(game)["score"]["Ann"] == 3
     game = choose(game, "vehicle")
     assert dump(game)["discard_pile"] == ["dff01"]

@@ -152,7 +152,7 @@ def test_a_boost_takes_an_opponents_item_only_onto_the_players_own_mooks():
     game = accept(dealt(), tap("dfw01"), OK)  # Ann's own Tommy Gun cannot be boosted
     assert refuse(game, tap("dfb01")) == "no item to boost"
     game = accept(game, DOWN, OK, OK)  # Ann draws; Bob's turn
-    game = accept(game, tap("dfw02"), OK)  # Bob: Snub Nose on Tony
+    game = accept(game, tap("dfw02"), DOWN, OK)  # Bob: Snub Nose on Tony (the picker starts on Carmine, his strongest)
     game = accept(alone(game, seat=1), DOWN, OK, OK)  # Bob keeps only Tony; Ann's turn
     game = accept(game, tap("dfb01"))  # the items offered: Bob's Snub Nose only
     labels = RULES.view(game).lines

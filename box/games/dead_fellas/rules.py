@@ -55,6 +55,7 @@ from box.games.dead_fellas.state import (
     choices,
     dump,
     evidence,
+    likely_receiver,
     receivers,
     targets,
 )
@@ -161,7 +162,7 @@ def _attacker_chosen(game: Game, phase: Attack, attacker: str | None) -> Step[Ga
     """The attacker chosen, or "Done" (None): the turn's end."""
     if attacker is None:
         return step(replace(game, phase=EndTurn()), "", Sound.CLICK)
-    return step(replace(game, phase=aim(game, attacker, phase.done)), "", Sound.CLICK)
+    return _attack_with(game, aim(game, attacker, phase.done))
 
 
 def _attack_back(game: Game, phase: Attack) -> Step[Game]:
@@ -303,7 +304,20 @@ def choose_action(game: Game, action: str) -> Result:
         if not any(mook.armed for mook in game.board.mooks[game.turn]):
             return Rejected("no Mook has all three items")
         return Rejected("no target weak enough to whack")
-    return step(replace(game, phase=attack_phase(game, ())), "", Sound.CLICK)
+    return _attack_with(game, attack_phase(game, ()))
+
+
+def _attack_with(game: Game, phase: Phase) -> Step[Game]:
+    """The attacker chosen (or the only one): its target picker, or the whack itself when it has one target.
+
+    Only where the player has just chosen to attack: a picker offered again after a Fuhgeddaboutit
+    or for the next attacker is asked.
+    """
+    if isinstance(phase, Target):
+        offered = targets(game, game.board.mook(phase.attacker))
+        if len(offered) == 1:
+            return whack(game, phase.attacker, offered[0][1].card, phase.done)
+    return step(replace(game, phase=phase), "", Sound.CLICK)
 
 
 def attack_phase(game: Game, done: tuple[str, ...], cursor: int = 0) -> Phase:
@@ -436,7 +450,7 @@ def _to_mook(game: Game, picking: Picking) -> Result:
         return pick(game, picking, armed)
     if len(offered) == 1:
         return pick(game, picking, offered[0])
-    return step(replace(game, phase=picking), "", Sound.CLICK)
+    return step(replace(game, phase=replace(picking, cursor=likely_receiver(game, picking))), "", Sound.CLICK)
 
 
 def play_action(game: Game, card: Card) -> Result:

@@ -519,6 +519,20 @@ def receivers(game: Game, picking: Picking) -> tuple[tuple[int, Mook], ...]:
     return tuple((seat, mook) for seat in seats for mook in game.board.mooks[seat] if mook.face_up)
 
 
+def likely_receiver(game: Game, picking: Picking) -> int:
+    """Where the Mook picker starts: on the player's own Mook nearest to armed (most items, then most
+    hits; the first of equals) whose slot for the card is empty, else on the first line."""
+    card = game.board.cards[picking.card]
+    slot = picking.slot or card.slot or (game.board.cards[picking.source].slot if picking.source else None)
+    if slot not in SLOTS:
+        return 0
+    offered = receivers(game, picking)
+    fits = [at for at, (seat, mook) in enumerate(offered) if seat == game.turn and mook.item(slot) is None]
+    if not fits:
+        return 0
+    return max(fits, key=lambda at: (len(offered[at][1].items), game.board.total(offered[at][1])))
+
+
 def boostable(game: Game) -> tuple[tuple[int, Mook, str], ...]:
     """Every item on an opponent's face-up Mook, as (seat, Mook, slot), clockwise from the current player."""
     seats = game.seats_from_turn()[1:]
