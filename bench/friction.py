@@ -10,10 +10,15 @@ turn it belongs to, so the figures are what the box asks, measured.
 Prints one JSON object, each kind of turn with its mean, worst and the issue's target:
 
     {"deadlines": {"placement": {"mean": m, "worst": w, "target": 4}, "special": ...},
-     "dead-set": {"twist": ..., "stick": ...}, "dead-fellas": {"item": ..., "attack": ...},
+     "dead-set": {"twist": ..., "stick": ...},
+     "dead-fellas": {"item": ..., "attack": ..., "end_of_turn": ..., "three_items_and_a_whack": ...},
      "deck-of-death": {"turn": ..., "turn_with_card": ...}}
 
-Run: `python bench/friction.py [--games N]` (docs/performance.md records the figures).
+Dead Fellas' `item` is per item played (the tap of a Mook armed first included), `attack` per
+whack (Whack, who whacks, the target, the evidence), `end_of_turn` what passes the turn after the
+action (OK, or the discards the box is told of).
+
+Run: `python bench/friction.py [--games N]` (10 by default; docs/performance.md records the figures).
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from box.games.base import Press, Rejected
 from box.sim.world import SimulatedBox
 
-# Inputs a turn may take (issue 15). Dead Fellas "three items and a whack" is `item` x 3 + `attack`.
+# Inputs a turn may take (issue 15). Dead Fellas' "three items and a whack" is a whole turn: three
+# items played, one whack, the turn passed; `attack` is the Whack action's inputs per whack.
 TARGETS: dict[str, dict[str, float]] = {
     "deadlines": {"placement": 4},  # 1 tap + 3 presses
     "dead-set": {"twist": 1, "stick": 1},
@@ -199,66 +205,139 @@ def play_dead_set(table: Table, rng: random.Random) -> None:
 
 
 def play_dead_fellas(table: Table, rng: random.Random) -> None:
-    """Two players: deal, then each turn arm the player's Mooks with up to three items and whack."""
+    """Two players: deal; each turn draw (trusted), arm Mooks with the items in hand and whack with
+    every armed Mook that has a target (the Mook worth most first, the weakest item ditched), else
+    draw a card or now and then recruit; then discard down to the hand limit.
+
+    The Mafia deck's action cards are left out: these players hold items. A player arming one
+    Mook with two items or more taps that Mook first (its items then need no picker); a single
+    item is tapped and its Mook picked. Now and then a player keeps the items back until they
+    arm a Mook in one go (three items and a whack in one turn).
+    """
+    from box.games.dead_fellas import state as df
+
     start(table, "dead-fellas", 2)
     deck = table.session.deck
     mooks = [c for c in deck.cards if deck[c].kind == "mook"]
     items = [c for c in deck.cards if deck[c].kind == "item"]
     rng.shuffle(mooks)
     rng.shuffle(items)
-    for _ in range(6):
+    for _ in range(2 * df.DEALT_MOOKS):
         table.tap("left", mooks.pop())
-    for _ in range(30):
-        dump = table.session.dump()
-        if dump["over"] or dump["phase"] != "playing":
+    table.begin()  # the deal is no turn
+    hands: list[list[str]] = [[items.pop() for _ in range(3)] for _ in range(2)]
+    for _ in range(60):
+        game = table.state
+        if not isinstance(game.phase, df.Playing) or not items:
             break
-        player = dump["current_player"]
-        table.begin()
-        armed = 0
-        for _ in range(3):
-            if not items:
-                break
-            before = table.session.dump()
-            table.tap("middle", items.pop())
-            if table.session.dump()["phase"] == "picking":
-                mine = before["mooks"][player]
-                table.choose(lambda after, mine=mine: table.session.rules.dump(after)["phase"] != "picking")
-            if table.session.dump() != before:
-                armed += 1
-        items_inputs = table.counted
-        table.begin()
-        phase = table.session.dump()["phase"]
-        whacked = False
-        if phase == "playing" and table.choose(lambda after: table.session.rules.dump(after)["phase"] == "attack"):
-            while table.session.dump()["phase"] in ("attack", "target", "evidence"):
-                now = table.session.dump()["phase"]
-                before = table.session.dump()
-                if now == "attack" and whacked:
-                    table.choose(lambda after: table.session.rules.dump(after)["phase"] != "attack")
-                elif now == "target":
-                    table.press("ok")
-                    whacked = whacked or table.session.dump()["score"] != before["score"]
-                else:
-                    table.press("ok")
-                if table.session.dump() == before:
-                    table.press("back")
-                    break
-        attack_inputs = table.counted
-        if whacked:
-            table.tally["attack"].append(attack_inputs)
-            if armed == 3:
-                table.tally["three_items_and_a_whack"].append(items_inputs + attack_inputs)
-        if armed:
-            table.tally["item"].append(round(items_inputs / armed, 2))
-        if table.session.dump()["phase"] == "playing":  # no whack: draw a card
-            table.choose(lambda after: table.session.rules.dump(after)["phase"] != "playing")
-        while table.session.dump()["phase"] in ("endturn", "recruit", "reading", "chain"):
-            before = table.session.dump()
-            table.press("ok")
-            if table.session.dump() == before:
-                table.press("back")
-                if table.session.dump() == before:
-                    return
+        seat, hand = game.turn, hands[game.turn]
+        hand.append(items.pop())  # the turn's draw, trusted
+        counts: dict[str, int] = {}
+        plays = _dead_fellas_plays(game, hand, hoard=rng.random() < 0.5)
+        for mook, cards in plays.items():
+            if len(cards) > 1 and table.state.phase.mook != mook:
+                table.tap("left", mook)  # arm this Mook: its items go on it
+            for card in cards:
+                table.tap("middle", card)
+                hand.remove(card)
+                if isinstance(table.state.phase, df.Picking):
+                    table.choose(lambda after, c=card, m=mook: after.board.mook(m).item(deck[c].slot) == c)
+        counts["items"], table.counted = table.counted, 0
+        whacks = _dead_fellas_action(table, rng, hand, items, mooks)
+        counts["action"], table.counted = table.counted, 0
+        if not isinstance(table.state.phase, df.Over):
+            keep = len(table.state.board.mooks[seat])
+            if len(hand) > keep and rng.random() < 0.25:  # discards the box is told of (it trusts the rest)
+                table.choose(lambda after: isinstance(after.phase, df.Discard))
+                while len(hand) > keep:
+                    table.tap("middle", hand.pop(0))
+                table.press("ok")
+            else:
+                del hand[: max(0, len(hand) - keep)]
+                table.choose(lambda after: not isinstance(after.phase, df.EndTurn))
+            table.tally["end_of_turn"].append(table.counted)
+        counts["end"], table.counted = table.counted, 0
+        played = sum(len(cards) for cards in plays.values())
+        if played:
+            table.tally["item"].append(round(counts["items"] / played, 2))
+        if whacks:
+            table.tally["attack"].append(round(counts["action"] / whacks, 2))
+        if whacks == 1 and played == 3:
+            table.tally["three_items_and_a_whack"].append(sum(counts.values()))
+        if isinstance(table.state.phase, df.Over):
+            break
+
+
+def _dead_fellas_plays(game: Any, hand: list[str], hoard: bool) -> dict[str, list[str]]:
+    """The items a player plays this turn, by Mook: the Mook nearest to armed takes what fills its
+    empty slots, the next one the rest (an item whose slot is filled everywhere stays in hand).
+    A hoarding player plays only what arms a Mook that has a target this turn."""
+    from box.games.dead_fellas import state as df
+
+    deck = game.board.cards
+    own = sorted(
+        (mook for mook in game.board.mooks[game.turn] if mook.face_up),
+        key=lambda mook: (-len(mook.items), -game.board.total(mook)),
+    )
+    plays: dict[str, list[str]] = {}
+    left = list(hand)
+    for mook in own:
+        for slot in df.SLOTS:
+            card = next((card for card in left if deck[card].slot == slot), None)
+            if mook.item(slot) is None and card is not None:
+                plays.setdefault(mook.card, []).append(card)
+                left.remove(card)
+        if hoard:  # this Mook only if it is armed for a whack this turn; else the next one, or nothing
+            mine = plays.pop(mook.card, [])
+            ready = mook
+            for card in mine:
+                ready = ready.with_item(deck[card].slot, card)
+            rivals = [rival for seat, row in enumerate(game.board.mooks) if seat != game.turn for rival in row]
+            if ready.armed and any(r.face_up and game.board.total(r) <= game.board.total(ready) for r in rivals):
+                return {mook.card: mine} if mine else {}
+            left = list(hand)
+    return plays
+
+
+def _dead_fellas_action(table: Table, rng: random.Random, hand: list[str], items: list[str], mooks: list[str]) -> int:
+    """The turn's action: Whack with every armed Mook that has a target (answers how many whacks),
+    else Recruit now and then, else Draw a card."""
+    from box.games.dead_fellas import state as df
+
+    seat = table.state.turn
+    if not df.attackers(table.state, ()):
+        if rng.random() < 0.2 and table.state.board.mooks_left() and mooks:
+            table.choose(lambda after: isinstance(after.phase, df.Recruit))
+            table.tap("left", mooks.pop())
+        else:
+            table.choose(lambda after: isinstance(after.phase, df.EndTurn))
+            if items:
+                hand.append(items.pop())  # the drawn card, trusted
+        return 0
+    whacked = len(table.state.board.piles[seat])
+    table.choose(lambda after: len(after.board.piles[seat]) > whacked or isinstance(after.phase, df.Attack | df.Target))
+    while isinstance(table.state.phase, df.Attack | df.Target | df.Evidence):
+        now = table.state
+        if isinstance(now.phase, df.Attack):  # the first armed Mook: its target picker, or its one target whacked
+            first = df.attackers(now, now.phase.done)[0].card
+            chosen = table.choose(
+                lambda after, first=first: first in (*getattr(after.phase, "done", ()), getattr(after.phase, "attacker", None))
+            )
+        elif isinstance(now.phase, df.Target):
+            attacker = now.board.mook(now.phase.attacker)
+            best = max(now.board.hits(mook.card) for _, mook in df.targets(now, attacker))
+            gain = now.board.score(seat) + best
+            chosen = table.choose(lambda after, gain=gain: after.board.score(seat) == gain)
+        else:
+            attacker = now.board.mook(now.phase.attacker)
+            weakest = min(
+                (slot for slot in df.SLOTS if attacker.item(slot)),
+                key=lambda slot: now.board.item_hits(attacker.item(slot) or ""),
+            )
+            chosen = table.choose(lambda after, a=attacker.card, w=weakest: after.board.mook(a).item(w) is None)
+        if not chosen:
+            raise RuntimeError(f"the Dead Fellas player found no way on from {type(now.phase).__name__}")
+    return len(table.state.board.piles[seat]) - whacked
 
 
 # ----- Deck of Death --------------------------------------------------------------------------
@@ -319,7 +398,7 @@ PLAYERS = {
 KINDS = {
     "deadlines": ("placement", "special"),
     "dead-set": ("twist", "stick"),
-    "dead-fellas": ("item", "attack", "three_items_and_a_whack"),
+    "dead-fellas": ("item", "attack", "end_of_turn", "three_items_and_a_whack"),
     "deck-of-death": ("turn", "turn_with_card"),
 }
 
@@ -353,7 +432,7 @@ def measure(games: int) -> dict[str, dict[str, dict[str, float | None]]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=3, help="reference games of each title (seeds 0..N-1)")
+    parser.add_argument("--games", type=int, default=10, help="reference games of each title (seeds 0..N-1)")
     args = parser.parse_args()
     print(json.dumps(measure(args.games)))
     return 0
