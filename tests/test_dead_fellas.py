@@ -295,6 +295,13 @@ def test_items_come_before_the_action():
     assert refuse(game, tap("dfw02")) == "items go before the action"
 
 
+def test_a_pickers_mook_lines_are_explained_on_the_bottom_line():
+    game = accept(table((armed("dfm03"),), (Mook("dfm04"), Mook("dfm05"))), OK)  # whacks who?
+    view = RULES.view(game)
+    assert view.notice == "Items WDV, then hits" and view.lines[view.cursor].endswith(" --- 2")
+    assert len(view.notice) <= 21
+
+
 def test_items_tapped_at_the_end_of_the_turn_are_known_discards():
     game = accept(dealt(), DOWN, OK, tap("dfw02"))
     assert dump(game)["discard_pile"] == ["dfw02"]

@@ -19,11 +19,13 @@ from box.games.dead_fellas.state import (
 from box.games.kit import Picker, expect, fit, wrap
 from box.words import TEXT_LINES
 
+MOOK_LEGEND = "Items WDV, then hits"  # how a Mook's line reads: "Vinnie Bones WD- 3"
 
-def picker(game: Game, title: str, cursor: int) -> View:
-    """The phase's choices (`choices(game)`) around the cursor."""
+
+def picker(game: Game, title: str, cursor: int, legend: str = "") -> View:
+    """The phase's choices (`choices(game)`) around the cursor; `legend` on the bottom line until a notice."""
     lines, line = Picker(tuple(choice.label for choice in choices(game)), cursor).lines()
-    return View(title=fit(title), lines=lines, cursor=line, notice=game.notice)
+    return View(title=fit(title), lines=lines, cursor=line, notice=game.notice or legend)
 
 
 def _player(game: Game) -> str:
@@ -57,12 +59,12 @@ def recruit(game: Game) -> View:
 
 def attack(game: Game) -> View:
     phase = expect(game.phase, Attack)
-    return picker(game, f"{_player(game)}: who whacks?", phase.cursor)
+    return picker(game, f"{_player(game)}: who whacks?", phase.cursor, MOOK_LEGEND)
 
 
 def target(game: Game) -> View:
     phase = expect(game.phase, Target)
-    return picker(game, f"{fit(game.name(phase.attacker), 10)} whacks who?", phase.cursor)
+    return picker(game, f"{fit(game.name(phase.attacker), 10)} whacks who?", phase.cursor, MOOK_LEGEND)
 
 
 def evidence(game: Game) -> View:
@@ -87,7 +89,7 @@ def discard(game: Game) -> View:
 
 def picking(game: Game) -> View:
     phase = expect(game.phase, Picking)
-    return picker(game, picking_title(game, phase), phase.cursor)
+    return picker(game, picking_title(game, phase), phase.cursor, MOOK_LEGEND if phase.step == "mook" else "")
 
 
 def reading(game: Game) -> View:
