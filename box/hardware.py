@@ -12,6 +12,7 @@ which pin or port, and what to check.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,9 +135,7 @@ def open_parts(
             display = reopen()
             pusher = FramePusher(display, clock=clock, reopen=reopen)
         if simulated:
-            from box.ports.nfc.simchip import SimChips
-
-            opener = (chips or SimChips()).opener()
+            opener = chips.opener() if chips is not None else simulated_opener()
             readers = {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener) for name in pinmap.readers}
         else:
             readers = {
@@ -156,6 +155,24 @@ def open_parts(
     if factory is not None:
         closers.append(factory.close)
     return Parts(pinmap, buttons, buzzer, display, pusher, readers, mock_factory, closers)
+
+
+def simulated_opener() -> Callable[[str], Any]:
+    """Open ``pn532sim://`` ports on one set of simulated chips, made when the first reader opens
+    its port: the simulator's module (with the NTAG model) is imported on a reader's thread, after
+    READY, not by the start."""
+    lock = threading.Lock()
+    made: list[SimChips] = []
+
+    def open_port(url: str) -> Any:
+        from box.ports.nfc.simchip import SimChips
+
+        with lock:
+            if not made:
+                made.append(SimChips())
+        return made[0].opener()(url)
+
+    return open_port
 
 
 def serial_opener(baudrate: int) -> Callable[[str], Any]:

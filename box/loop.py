@@ -28,7 +28,7 @@ from box.games.base import View
 from box.hardware import Parts
 from box.ports.buttons import Edge, PressDetector
 from box.ports.nfc.reader import CardPlaced, ReaderStatus
-from box.ports.nfc.tagio import CardWritten
+from box.ports.nfc.writes import CardWritten
 from box.service import Box
 from box.tagtransfer import TagsMoved
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from box.games.base import View
-    from box.ports.nfc.tagio import WriteCard
+    from box.ports.nfc.writes import WriteCard
 
 Card = tuple[str, str]  # (game, card id), as the tag map knows it
 

@@ -39,7 +39,7 @@ from box.games.base import Chug, Countdown, Setup, Step, View
 from box.games.kit import read_options
 from box.journal import Journal, JournalDamaged, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
-from box.ports.nfc.tagio import CardWritten, WriteCard
+from box.ports.nfc.writes import CardWritten, WriteCard
 from box.roster import PLAYER, ROSTER_FILE, STARTED, UPLOADED_DECKS, Roster, save_roster
 from box.screen import Card, Screen
 from box.seating import LetterPicker, placeholder, remembered

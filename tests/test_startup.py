@@ -35,6 +35,40 @@ def test_the_box_and_its_first_frame_load_no_module_the_start_does_not_need() ->
     assert not set(modules) & unneeded
 
 
+A_FAKE_BOX_UP = """
+import sys, tempfile, time
+from pathlib import Path
+from box.app import assemble
+from box.pinmap import load_pinmap
+from box.service import Settings
+app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True)
+app.loop.process(time.monotonic())  # the first frame: what the box shows at READY
+print(app.loop.renders, " ".join(sorted(sys.modules)))
+import queue
+from box.ports.nfc.reader import start_readers
+events = queue.SimpleQueue()
+readers = start_readers(app.parts.readers.values(), events.put)
+online = sorted(events.get(timeout=10).reader for _ in app.parts.readers)
+print(" ".join(online), "ndef" in sys.modules and "box.ports.nfc.tagio" in sys.modules)
+readers.stop()
+app.close()
+"""
+
+
+def test_a_box_put_together_on_fakes_leaves_the_tag_io_and_the_simulated_chips_to_the_reader_threads() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    run = subprocess.run([sys.executable, "-c", A_FAKE_BOX_UP], env=env, capture_output=True, text=True, check=True)
+    at_ready, with_readers = run.stdout.splitlines()
+    renders, *modules = at_ready.split()
+    assert int(renders) == 1 and "box.ports.nfc.reader" in modules and "box.ports.nfc.writes" in modules
+    # reading and writing a tag's record (the NTAG model, ndeflib) and the simulated chips come
+    # with the reader threads, after READY
+    later = {"box.ports.nfc.tagio", "box.ports.nfc.ntag", "box.ports.nfc.simchip", "ndef"}
+    assert not set(modules) & later
+    *online, tag_io_loaded = with_readers.split()
+    assert online == ["left", "middle", "right"] and tag_io_loaded == "True"  # each thread loads it as it starts
+
+
 def test_the_box_font_draws_exactly_what_pillows_own_bitmap_font_draws() -> None:
     pillows = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
     text = bytes(range(32, 256)).decode("latin-1")

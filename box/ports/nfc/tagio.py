@@ -3,14 +3,13 @@
 The functions take ``transceive``: send one tag command through InDataExchange and return the
 answer's ``Status [data]`` (parsed here: a non-zero status is a
 :class:`~box.ports.nfc.commands.TagError`), so they run on the reader's side, between InListPassiveTarget and InRelease, and are tested
-against the simulated chip.
+against the simulated chip. The request and its answer (:class:`WriteCard`, :class:`CardWritten`)
+live in :mod:`box.ports.nfc.writes`: the box's start needs them, not this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 
 from box.ports.nfc.commands import PAGE_SIZE, TagError, Target, parse_exchange, parse_read, read_params, write_params
 from box.ports.nfc.ntag import (
@@ -31,6 +30,7 @@ from box.ports.nfc.ntag import (
     parse_cc,
     write_plan,
 )
+from box.ports.nfc.writes import CardWritten, WriteCard, WriteOutcome
 
 Transceive = Callable[[bytes], bytes]
 """InDataExchange parameters in, the answer's ``Status [data]`` out."""
@@ -97,50 +97,6 @@ def _encode(card: tuple[str, str]) -> bytes:
         return encode_card(*card)
     except ValueError as error:
         raise NotWritable(str(error)) from None
-
-
-class WriteOutcome(Enum):
-    """How a write request ended."""
-
-    WRITTEN = "written"
-    """The record is on the tag, read back and checked."""
-    TORN = "torn"
-    """The tag left before the write ended or read back wrong: lay it again to redo it."""
-    NOT_WRITABLE = "not writable"
-    """Locked, MIFARE Classic, full or not an NTAG: the tag map keeps it."""
-    OTHER_CARD = "other card"
-    """The tag names another card; refused unless the request says overwrite."""
-    NOT_THERE = "not there"
-    """The tag was not on the reader when the request came to it."""
-
-
-@dataclass(frozen=True)
-class WriteCard:
-    """A request the loop hands to the reader side: write ``card`` on the tag ``uid`` lying on ``reader``.
-
-    ``overwrite`` allows replacing a record that names another card (the owner confirmed).
-    """
-
-    reader: str
-    uid: bytes
-    card: tuple[str, str]
-    overwrite: bool = False
-
-
-@dataclass(frozen=True)
-class CardWritten:
-    """The answer to a :class:`WriteCard`, an event from the reader side to the loop.
-
-    ``message`` says why for every outcome but WRITTEN; ``other`` is the card the tag names
-    (OTHER_CARD).
-    """
-
-    reader: str
-    uid: bytes
-    card: tuple[str, str]
-    outcome: WriteOutcome
-    message: str = ""
-    other: tuple[str, str] | None = None
 
 
 def write_card(target: Target, request: WriteCard, transceive: Transceive) -> CardWritten:
