@@ -18,48 +18,58 @@ from pathlib import Path
 EXIT_BAD_FILE = 2
 
 
+SUMMARIES = {
+    "run": "start the box (the simulator where there is no Pi)",
+    "sim": "the simulator: play in the terminal, or run a script",
+    "selftest": "check every part of the box",
+    "enroll": "teach the box which tag is which card",
+    "web": "serve the phone page (scores, history, cards)",
+}
+COMMANDS = tuple(SUMMARIES)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line; `command` names the subcommand whose own options must be complete."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", type=Path, help="settings file (default /etc/gravebox/config.toml)")
-    common.add_argument("--state-dir", type=Path, help="where the journal and the tag map live")
-    common.add_argument("--decks", type=Path, help="folder of <game>.csv files replacing the built-in decks")
-    common.add_argument("--verbose", "-v", action="store_true", help="log more")
+    """The command line; only `command`, the subcommand given, gets its options (building every
+    subcommand's would cost each start ~1 ms; `gravebox --help` lists them all without)."""
     parser = argparse.ArgumentParser(
         prog="gravebox",
         description="Gravebox: a game box for four party games about death. Without a command: run.",
     )
     commands = parser.add_subparsers(dest="command")
-
-    run = commands.add_parser("run", parents=[common], help="start the box (the simulator where there is no Pi)")
-    run.add_argument("--fake", action="store_true", help="run on simulated parts even on a Pi")
-    run.add_argument("--pinmap", type=Path, help="pin map file (default wiring/pinmap.toml)")
-
-    sim = commands.add_parser("sim", parents=[common], help="the simulator: play in the terminal, or run a script")
-    sim.add_argument("--script", type=Path, help="play this script of physical inputs on virtual time")
-    sim.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
-    sim.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
-    sim.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
-    sim.add_argument("--web", metavar="HOST:PORT", help="serve the phone page beside the simulator")
-    selftest = commands.add_parser("selftest", parents=[common], help="check every part of the box")
-    enroll = commands.add_parser("enroll", parents=[common], help="teach the box which tag is which card")
-    web = commands.add_parser("web", parents=[common], help="serve the phone page (scores, history, cards)")
-    if command == "selftest":  # their options come with their modules: imported only when used
-        from box.commands.selftest import add_arguments
-
-        add_arguments(selftest)
-    elif command == "enroll":
-        from box.commands.enroll import add_arguments
-
-        add_arguments(enroll)
-    elif command == "web":
-        from box.web.server import add_arguments
-
-        add_arguments(web)
+    for name, summary in SUMMARIES.items():
+        subcommand = commands.add_parser(name, help=summary)
+        if name == command:
+            add_options(subcommand, name)
     return parser
 
 
-COMMANDS = ("run", "sim", "selftest", "enroll", "web")
+def add_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """The options every subcommand takes, then `command`'s own."""
+    parser.add_argument("--config", type=Path, help="settings file (default /etc/gravebox/config.toml)")
+    parser.add_argument("--state-dir", type=Path, help="where the journal and the tag map live")
+    parser.add_argument("--decks", type=Path, help="folder of <game>.csv files replacing the built-in decks")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log more")
+    if command == "run":
+        parser.add_argument("--fake", action="store_true", help="run on simulated parts even on a Pi")
+        parser.add_argument("--pinmap", type=Path, help="pin map file (default wiring/pinmap.toml)")
+    elif command == "sim":
+        parser.add_argument("--script", type=Path, help="play this script of physical inputs on virtual time")
+        parser.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
+        parser.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
+        parser.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
+        parser.add_argument("--web", metavar="HOST:PORT", help="serve the phone page beside the simulator")
+    elif command == "selftest":  # these three's options come with their modules: imported only when used
+        from box.commands.selftest import add_arguments
+
+        add_arguments(parser)
+    elif command == "enroll":
+        from box.commands.enroll import add_arguments
+
+        add_arguments(parser)
+    elif command == "web":
+        from box.web.server import add_arguments
+
+        add_arguments(parser)
 
 
 def main(argv: list[str] | None = None) -> int:
