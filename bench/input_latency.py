@@ -73,6 +73,10 @@ class BusModel:
         self.pushes += 1
         time.sleep(self.seconds)
 
+    def __getattr__(self, name: str) -> Any:
+        """The rest of the device (contrast, show, hide: the screen care's panel commands) as it is."""
+        return getattr(self.device, name)
+
     def first_push_after(self, since_ns: int, timeout: float = 2.0) -> int | None:
         """When ``display()`` was first called at or after ``since_ns`` (None: no push in time)."""
         with self.pushed:

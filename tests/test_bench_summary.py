@@ -1,4 +1,4 @@
-"""The benchmarks' summary names every headline figure with its target and floor (benches themselves are not run here)."""
+"""The benchmarks: the summary names every headline figure with its target and floor; the latency bench runs a few events."""
 
 from __future__ import annotations
 
@@ -35,3 +35,20 @@ def test_the_summary_reads_a_figure_and_its_floor(monkeypatch) -> None:
     figure = run_all.headline({"idle": idle})["idle_cpu_pct_tty"]
     assert (figure["now"], figure["floor"], figure["ratio_to_floor"]) == (0.05, 0.25, 0.2)
     sys.modules.pop("run_all", None)
+
+
+def test_the_latency_bench_still_runs_the_box_as_the_service_wires_it(tmp_path: Path) -> None:
+    """A few events through the real wiring: a bench that the box outgrew fails here, not in a 10-minute run."""
+    import json
+    import subprocess
+
+    script = BENCH / "input_latency.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--events", "4", "--state-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    figures = json.loads(run.stdout.splitlines()[-1])
+    assert figures["card"]["no_frame"] == 0 and figures["button"]["no_frame"] == 0
+    assert figures["accepted_and_journaled"] == 8

@@ -192,6 +192,17 @@ def test_flush_ignores_the_rate_cap():
     assert shows(device, frame("Bye"))
 
 
+def test_a_driver_fault_that_is_not_the_bus_is_retried_and_the_pusher_lives_on(caplog):
+    device = FlakyPanel(failures=2, error=ValueError("a driver's own bug"))
+    clock = Clock(0.0)
+    pusher = FramePusher(device, clock=clock, retry_after=1.0)
+    pusher.submit(frame("A"))
+    assert pusher.push_due(0.0) is False and pusher.push_due(0.5) is False  # failed, then waiting
+    assert "a driver's own bug" in caplog.text and "Traceback" in caplog.text  # logged once, with where
+    assert pusher.push_due(1.0) is False and pusher.push_due(2.0) is True
+    assert shows(device, frame("A")) and device.attempts == 3
+
+
 def test_the_thread_pushes_a_submitted_frame():
     device = FlakyPanel()
     pusher = FramePusher(device)

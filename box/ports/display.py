@@ -118,7 +118,8 @@ class FramePusher:
 
     `submit` is cheap and never touches the bus. `push_due(now)` does the work
     and answers whether it pushed. An I2C error (luma's `DeviceNotFoundError`,
-    an `OSError`, or a reopen failing with `DisplayUnavailable`) is logged once, the frame stays pending and is retried
+    an `OSError`, or a reopen failing with `DisplayUnavailable`), or any other error of the
+    driver (logged with its traceback: a bug, yet the pusher thread must not die of it), is logged once, the frame stays pending and is retried
     `retry_after` seconds later (through `reopen()`, when given, which builds a
     fresh device: a panel that lost power needs its init sequence again; the old
     device's bus handle is closed first).
@@ -221,9 +222,13 @@ class FramePusher:
                 self._panel_applied = panel
             if frame is not None and data != self._shown:
                 self.device.display(frame)
-        except self._bus_errors as error:
+        except Exception as error:  # the bus, or a driver's own fault: either way the game goes on
             if not self._failing:
-                log.warning("OLED push failed (%s); retrying every %.1f s, the game goes on", error, self.retry_after)
+                unexpected = not isinstance(error, self._bus_errors)
+                log.warning(
+                    "OLED push failed (%s); retrying every %.1f s, the game goes on",
+                    error, self.retry_after, exc_info=unexpected,
+                )
                 self._failing = True
             self._not_before = now + self.retry_after
             return False
