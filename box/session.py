@@ -176,15 +176,37 @@ class StateCodec:
 
     def dump(self, state: Any) -> bytes:
         buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.persistent_id = lambda value: self._index.get(id(value))  # type: ignore[method-assign]
-        pickler.dump(state)
+        _SharingPickler(buffer, self._index).dump(state)
         return buffer.getvalue()
 
     def load(self, data: bytes) -> Any:
-        unpickler = pickle.Unpickler(io.BytesIO(data))
-        unpickler.persistent_load = self._shared.__getitem__  # type: ignore[method-assign]
-        return unpickler.load()
+        return _SharingUnpickler(io.BytesIO(data), self._shared).load()
+
+
+class _SharingPickler(pickle.Pickler):
+    """Writes the objects of the first state as their numbers (pickle's persistent IDs).
+
+    The hooks are methods of subclasses, as the pickle docs show them: Python 3.13's C pickler
+    no longer takes them as attributes of an instance.
+    """
+
+    def __init__(self, file: io.BytesIO, index: dict[int, int]):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.index = index
+
+    def persistent_id(self, obj: Any) -> int | None:
+        return self.index.get(id(obj))
+
+
+class _SharingUnpickler(pickle.Unpickler):
+    """Reads those numbers back as the first state's own objects."""
+
+    def __init__(self, file: io.BytesIO, shared: list[Any]):
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.shared[pid]
 
 
 class GameSession:
