@@ -2,6 +2,8 @@
 # Make .venv ready with the project installed, then run a command in it.
 # Idempotent: installs only when the venv is new or pyproject.toml changed.
 #   scripts/venv.sh EXTRAS COMMAND [ARGS...]   (EXTRAS: "" or "test")
+# GRAVEBOX_PYTHON (default python3) and GRAVEBOX_VENV (default .venv) choose another Python and
+# its own venv: ./run-tests runs the suite on each supported Python the machine has.
 # On a Raspberry Pi the venv also sees the system's python3-lgpio (installed with apt when
 # missing) and gets the `pi` extra; lgpio is never built from source (PyPI has no wheel for
 # Trixie's Python 3.13).
@@ -9,7 +11,8 @@ set -euo pipefail
 shopt -s inherit_errexit
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-venv="${root}/.venv"
+venv="${GRAVEBOX_VENV:-${root}/.venv}"
+python=${GRAVEBOX_PYTHON:-python3}
 extras=$1
 shift
 find_lgpio='import importlib.util, sys; sys.exit(importlib.util.find_spec("lgpio") is None)'
@@ -25,15 +28,15 @@ apt_install() {
 }
 
 if ! command -v python3 >/dev/null 2>&1; then apt_install python3 python3-venv; fi
-if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-    echo "gravebox needs Python 3.11 or newer; this is $(python3 --version || true)" >&2
+if ! "${python}" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "gravebox needs Python 3.11 or newer; this is $("${python}" --version || true)" >&2
     exit 1
 fi
-if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then apt_install python3-venv; fi
+if ! "${python}" -c 'import venv, ensurepip' >/dev/null 2>&1; then apt_install python3-venv; fi
 
 on_pi=no
 if grep -qs "Raspberry Pi" /proc/device-tree/model; then on_pi=yes; fi
-if [[ ${on_pi} == yes ]] && ! python3 -c "${find_lgpio}"; then apt_install python3-lgpio; fi
+if [[ ${on_pi} == yes ]] && ! "${python}" -c "${find_lgpio}"; then apt_install python3-lgpio; fi
 
 # A venv made before it had to see the system's packages is made again.
 if [[ ${on_pi} == yes && -f ${venv}/pyvenv.cfg ]] && ! grep -qs '^include-system-site-packages = true' "${venv}/pyvenv.cfg"; then
@@ -42,9 +45,9 @@ if [[ ${on_pi} == yes && -f ${venv}/pyvenv.cfg ]] && ! grep -qs '^include-system
 fi
 if [[ ! -x ${venv}/bin/python ]]; then
     if [[ ${on_pi} == yes ]]; then
-        python3 -m venv --system-site-packages "${venv}"
+        "${python}" -m venv --system-site-packages "${venv}"
     else
-        python3 -m venv "${venv}"
+        "${python}" -m venv "${venv}"
     fi
 fi
 
