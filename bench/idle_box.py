@@ -26,8 +26,7 @@ def readers_on(paths: dict[str, str]) -> None:
 
     def with_readers(*args, **kwargs):  # type: ignore[no-untyped-def]
         parts = open_parts(*args, **kwargs)
-        for name in parts.readers:
-            parts.readers[name] = Pn532Reader(name, paths[name])
+        parts.make_readers = lambda: {name: Pn532Reader(name, paths[name]) for name in parts.pinmap.readers}
         return parts
 
     box.app.open_parts = with_readers

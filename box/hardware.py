@@ -15,6 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,16 +67,29 @@ def real_pin_factory() -> Any:
 
 @dataclass
 class Parts:
-    """The opened parts. `mock_factory` is set when the GPIO is simulated."""
+    """The opened parts. `mock_factory` is set when the GPIO is simulated.
+
+    The readers are made at their first use (`readers`): the service's loop asks for them after
+    READY, to watch them, so the start does not import the reader's driver. Each opens its port
+    on its own thread anyway.
+    """
 
     pinmap: PinMap
     buttons: GpioButtons
     buzzer: BuzzerPort
     display: Any  # the luma device (luma.core.device.device): real, or luma's dummy
     pusher: FramePusher
-    readers: dict[str, Pn532Reader]
+    make_readers: Callable[[], dict[str, Pn532Reader]]
     mock_factory: Any = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+
+    @cached_property
+    def readers(self) -> dict[str, Pn532Reader]:
+        return self.make_readers()
+
+    def close_readers(self) -> None:
+        for reader in self.__dict__.get("readers", {}).values():  # only those made
+            reader.close()
 
     def forget_pin_history(self) -> None:
         """Simulated pins record every change they see: drop that record (it only grows)."""
@@ -84,7 +98,7 @@ class Parts:
                 pin.clear_states()
 
     def close(self) -> None:
-        for close in reversed(self.closers):
+        for close in (self.close_readers, *reversed(self.closers)):
             try:
                 close()
             except Exception as problem:  # closing must go on for every part
@@ -103,7 +117,6 @@ def open_parts(
     from box.ports.buttons import GpioButtons
     from box.ports.buzzer import BeepOutput, BuzzerPlayer, TonalOutput
     from box.ports.display import FramePusher, open_dummy, open_oled, release
-    from box.ports.nfc.reader import Pn532Reader
 
     mock_factory = None
     if simulated:
@@ -134,16 +147,7 @@ def open_parts(
 
             display = reopen()
             pusher = FramePusher(display, clock=clock, reopen=reopen)
-        if simulated:
-            opener = chips.opener() if chips is not None else simulated_opener()
-            readers = {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener) for name in pinmap.readers}
-        else:
-            readers = {
-                name: Pn532Reader(name, port, open_port=serial_opener(pinmap.baudrate))
-                for name, port in pinmap.readers.items()
-            }
         closers.append(lambda: release(pusher.device))  # the device the pusher holds now (a reopen replaces it)
-        closers.extend(reader.close for reader in readers.values())
     except HardwareError:
         for close in reversed(closers):
             close()
@@ -154,7 +158,18 @@ def open_parts(
         raise HardwareError(str(problem)) from problem
     if factory is not None:
         closers.append(factory.close)
-    return Parts(pinmap, buttons, buzzer, display, pusher, readers, mock_factory, closers)
+    opener = (chips.opener() if chips is not None else simulated_opener()) if simulated else None
+    return Parts(pinmap, buttons, buzzer, display, pusher, partial(make_readers, pinmap, opener), mock_factory, closers)
+
+
+def make_readers(pinmap: PinMap, opener: Callable[[str], Any] | None) -> dict[str, Pn532Reader]:
+    """The pin map's readers: on `opener`'s simulated chips (``pn532sim://NAME``), else on their serial ports."""
+    from box.ports.nfc.reader import Pn532Reader
+
+    if opener is None:
+        opener = serial_opener(pinmap.baudrate)
+        return {name: Pn532Reader(name, port, open_port=opener) for name, port in pinmap.readers.items()}
+    return {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener) for name in pinmap.readers}
 
 
 def simulated_opener() -> Callable[[str], Any]:

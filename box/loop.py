@@ -27,7 +27,7 @@ from box.control import ControlCommand, ControlServer
 from box.games.base import View
 from box.hardware import Parts
 from box.ports.buttons import Edge, PressDetector
-from box.ports.nfc.reader import CardPlaced, ReaderStatus
+from box.ports.nfc.events import CardPlaced, ReaderStatus
 from box.ports.nfc.writes import CardWritten
 from box.service import Box
 from box.tagtransfer import TagsMoved

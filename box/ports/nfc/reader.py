@@ -34,7 +34,6 @@ import termios
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import serial
@@ -53,6 +52,7 @@ from box.ports.nfc.commands import (
     parse_firmware,
     parse_target,
 )
+from box.ports.nfc.events import CardLifted, CardPlaced, ReaderEvent, ReaderStatus
 from box.ports.nfc.writes import CardWritten, WriteCard, WriteOutcome
 
 if TYPE_CHECKING:
@@ -83,41 +83,6 @@ PORT_BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY})
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class CardPlaced:
-    """A card appeared on the reader (once, however long it lies there).
-
-    `lying` is true when the card was already there as the reader (re)connected:
-    left on it through a restart or an unplug, rather than laid on it just now.
-    `card` is the (game, card id) the tag's record names, read as it was placed; when
-    None, `reason` says why (a blank tag, a MIFARE Classic, a damaged record...).
-    """
-
-    reader: str
-    uid: bytes
-    lying: bool = False
-    card: tuple[str, str] | None = None
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class CardLifted:
-    """The card left the reader (missed by several polls in a row, or the reader went offline)."""
-
-    reader: str
-    uid: bytes
-
-
-@dataclass(frozen=True)
-class ReaderStatus:
-    """The reader came online or went offline; ``message`` names the reader, the port and what to check."""
-
-    reader: str
-    online: bool
-    message: str
-
-
-ReaderEvent = CardPlaced | CardLifted | ReaderStatus | CardWritten
 
 
 class _Offline(Exception):
