@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import NamedTuple
 
 from box.games.base import Option, Press, View
 from box.games.kit import set_at
@@ -47,8 +48,7 @@ def window(lines: Sequence[str], cursor: int, size: int = VISIBLE_LINES) -> tupl
     return tuple(lines[start : start + size]), cursor - start
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """What the user chose: `start` a game with players and options, or a `tool` by name."""
 
     kind: str

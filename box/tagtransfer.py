@@ -28,9 +28,8 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from box.cards import Deck
 from box.ports.usb import NoUsbService, Stick, StickError, Sticks
@@ -188,8 +187,7 @@ BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…"}
 """What the screen says while a job runs."""
 
 
-@dataclass(frozen=True)
-class TagsMoved:
+class TagsMoved(NamedTuple):
     """A stick job's answer, posted into the loop's inbox for the Box (box/loop.py)."""
 
     job: str

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from box.cards import Deck
 from box.words import BUTTONS as BUTTONS
@@ -84,8 +84,7 @@ class Chug:
     """Ask the box's shot timer for the chug stopwatch."""
 
 
-@dataclass(frozen=True)
-class Countdown:
+class Countdown(NamedTuple):
     """Ask the box's shot timer for a countdown of `seconds`."""
 
     seconds: int
@@ -106,8 +105,7 @@ class Step(Generic[S]):
     timer: TimerRequest | None = None
 
 
-@dataclass(frozen=True)
-class Rejected:
+class Rejected(NamedTuple):
     """An illegal action: nothing changes; the reason is shown and the error sound plays."""
 
     reason: str

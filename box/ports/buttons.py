@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from box.pinmap import PinUnavailable
 
@@ -29,8 +29,7 @@ COMBO_BUTTON = "back+ok"
 SLACK = 1e-6  # a deadline this close to `now` is due: float sums like 1.6 + 7 * 0.2 land a hair late
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """A raw level change of one button, stamped with the time it was seen."""
 
     button: str
@@ -38,8 +37,7 @@ class Edge:
     at: float
 
 
-@dataclass(frozen=True)
-class ButtonEvent:
+class ButtonEvent(NamedTuple):
     """What a button did: a "short" or "long" press, an auto-"repeat", or the "combo" (button "back+ok")."""
 
     button: str

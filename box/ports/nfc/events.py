@@ -6,13 +6,12 @@ driver (its frames and commands) at start: the readers are built and watched aft
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from box.ports.nfc.writes import CardWritten
 
 
-@dataclass(frozen=True)
-class CardPlaced:
+class CardPlaced(NamedTuple):
     """A card appeared on the reader (once, however long it lies there).
 
     `lying` is true when the card was already there as the reader (re)connected:
@@ -28,16 +27,14 @@ class CardPlaced:
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class CardLifted:
+class CardLifted(NamedTuple):
     """The card left the reader (missed by several polls in a row, or the reader went offline)."""
 
     reader: str
     uid: bytes
 
 
-@dataclass(frozen=True)
-class ReaderStatus:
+class ReaderStatus(NamedTuple):
     """The reader came online or went offline; ``message`` names the reader, the port and what to check."""
 
     reader: str

@@ -7,8 +7,8 @@ tag I/O as they start, after READY.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class WriteOutcome(Enum):
@@ -26,8 +26,7 @@ class WriteOutcome(Enum):
     """The tag was not on the reader when the request came to it."""
 
 
-@dataclass(frozen=True)
-class WriteCard:
+class WriteCard(NamedTuple):
     """A request the loop hands to the reader side: write ``card`` on the tag ``uid`` lying on ``reader``.
 
     ``overwrite`` allows replacing a record that names another card (the owner confirmed).
@@ -39,8 +38,7 @@ class WriteCard:
     overwrite: bool = False
 
 
-@dataclass(frozen=True)
-class CardWritten:
+class CardWritten(NamedTuple):
     """The answer to a :class:`WriteCard`, an event from the reader side to the loop.
 
     ``message`` says why for every outcome but WRITTEN; ``other`` is the card the tag names
