@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,13 +82,19 @@ class Parts:
     make_readers: Callable[[], dict[str, Pn532Reader]]
     mock_factory: Any = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    _readers: dict[str, Pn532Reader] | None = field(default=None, init=False, repr=False)
+    _readers_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
-    @cached_property
+    @property
     def readers(self) -> dict[str, Pn532Reader]:
-        return self.make_readers()
+        """The readers, made at the first call, once, whichever thread asks first."""
+        with self._readers_lock:
+            if self._readers is None:
+                self._readers = self.make_readers()
+            return self._readers
 
     def close_readers(self) -> None:
-        for reader in self.__dict__.get("readers", {}).values():  # only those made
+        for reader in (self._readers or {}).values():  # only those made
             reader.close()
 
     def forget_pin_history(self) -> None:
