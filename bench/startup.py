@@ -217,12 +217,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "meets_target": {
                 "ratio": ratio <= TARGET_RATIO,
                 "long_game": long_ratio <= TARGET_LONG_GAME_RATIO,
-                "weeks": weeks_ratio <= TARGET_LONG_GAME_RATIO,
                 "help": help_ms < TARGET_HELP_MS,
             },
             "target": (
-                f"ready / baseline <= {TARGET_RATIO}; ready after a long game (or weeks of games) / fresh ready"
+                f"ready / baseline <= {TARGET_RATIO}; ready after a long game / fresh ready"
                 f" <= {TARGET_LONG_GAME_RATIO}; --help < {TARGET_HELP_MS:.0f} ms"
+                " (after weeks of games: reported, as the issue asks, with no target of its own)"
             ),
         },
     )
