@@ -35,6 +35,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +133,18 @@ class Probe:
                 raise RuntimeError(f"reader {reader}: the card was not seen lifted")
 
 
+@contextmanager
+def spinning(on: bool) -> Iterator[None]:
+    """A process spinning on the other core while the block runs (when `on`), killed when it ends."""
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if on else None
+    try:
+        yield
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+
+
 def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spacing: float) -> dict[str, Any]:
     """Play ``events`` taps and ``events`` presses against the real-time loop; return the figures."""
     from luma.core.interface.serial import noop
@@ -160,69 +174,66 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     probe.wrap(loop, chips)
     back = parts.mock_factory.pin(parts.pinmap.buttons["back"])
 
-    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if hog else None
-    stop = threading.Event()
-    thread = threading.Thread(target=loop.run, args=(stop, lambda: None), name="box-loop", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not all(reader.online for reader in parts.readers.values()):
-        if time.monotonic() > deadline:
-            raise RuntimeError("the simulated readers did not come online")
-        time.sleep(0.01)
-    time.sleep(3.5)  # let the "Reader ... back" notices expire: no frame then comes by itself
+    with spinning(hog):  # the other core kept busy, if asked; the spinning process ends whatever happens
+        stop = threading.Event()
+        thread = threading.Thread(target=loop.run, args=(stop, lambda: None), name="box-loop", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not all(reader.online for reader in parts.readers.values()):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the simulated readers did not come online")
+            time.sleep(0.01)
+        time.sleep(3.5)  # let the "Reader ... back" notices expire: no frame then comes by itself
 
-    uid = tags.uid_of("deck-of-death", IMMUNITY_CARD)
-    assert uid is not None
-    rng = random.Random(seed)
-    samples: dict[str, list[tuple[int, int]]] = {"card": [], "button": []}
-    missing = {"card": 0, "button": 0}
-    history_before = box.session.count
-    counters_before = (parts.pusher.submitted, bus.pushes)
-    placed = dict.fromkeys(names, 0)
-    wall = time.monotonic()
+        uid = tags.uid_of("deck-of-death", IMMUNITY_CARD)
+        assert uid is not None
+        rng = random.Random(seed)
+        samples: dict[str, list[tuple[int, int]]] = {"card": [], "button": []}
+        missing = {"card": 0, "button": 0}
+        history_before = box.session.count
+        counters_before = (parts.pusher.submitted, bus.pushes)
+        placed = dict.fromkeys(names, 0)
+        wall = time.monotonic()
 
-    def record(kind: str, since_ns: int | None, journal_before: int) -> None:
-        pushed = None if since_ns is None else bus.first_push_after(since_ns)
-        if pushed is None or since_ns is None:
-            missing[kind] += 1
-        else:
-            samples[kind].append((pushed - since_ns, probe.journal_ns - journal_before))
+        def record(kind: str, since_ns: int | None, journal_before: int) -> None:
+            pushed = None if since_ns is None else bus.first_push_after(since_ns)
+            if pushed is None or since_ns is None:
+                missing[kind] += 1
+            else:
+                samples[kind].append((pushed - since_ns, probe.journal_ns - journal_before))
 
-    def pause_after(moment: float) -> None:
-        time.sleep(max(0.0, moment + spacing + rng.uniform(0.0, JITTER_S) - time.monotonic()))
+        def pause_after(moment: float) -> None:
+            time.sleep(max(0.0, moment + spacing + rng.uniform(0.0, JITTER_S) - time.monotonic()))
 
-    released = time.monotonic()
-    for n in range(events):
-        name, chip = names[n % len(names)], chips[n % len(names)]
-        probe.wait_lifted(name, placed[name])  # this reader's last card is gone: the next one is a tap
-        pause_after(released)
-        probe.answered_ns, journal_before = None, probe.journal_ns
-        chip.place(uid)
-        placed[name] += 1
-        deadline = time.monotonic() + 2
-        while probe.answered_ns is None and time.monotonic() < deadline:
-            time.sleep(0.0005)  # the reader re-arms now and then (keepalive): its answer may come a moment later
-        record("card", probe.answered_ns, journal_before)
-        tapped = time.monotonic()
-        chip.lift()
-        pause_after(tapped)  # also past BACK's debounce since its last release
-        back.drive_low()
-        time.sleep(HOLD_S)
-        journal_before, released = probe.journal_ns, time.monotonic()
-        since = time.perf_counter_ns()
-        back.drive_high()
-        record("button", since, journal_before)
-    wall = time.monotonic() - wall
-    accepted = box.session.count - history_before
-    time.sleep(0.2)  # let the pusher finish its last frame
-    submitted, pushed = parts.pusher.submitted - counters_before[0], bus.pushes - counters_before[1]
+        released = time.monotonic()
+        for n in range(events):
+            name, chip = names[n % len(names)], chips[n % len(names)]
+            probe.wait_lifted(name, placed[name])  # this reader's last card is gone: the next one is a tap
+            pause_after(released)
+            probe.answered_ns, journal_before = None, probe.journal_ns
+            chip.place(uid)
+            placed[name] += 1
+            deadline = time.monotonic() + 2
+            while probe.answered_ns is None and time.monotonic() < deadline:
+                time.sleep(0.0005)  # the reader re-arms now and then (keepalive): its answer may come a moment later
+            record("card", probe.answered_ns, journal_before)
+            tapped = time.monotonic()
+            chip.lift()
+            pause_after(tapped)  # also past BACK's debounce since its last release
+            back.drive_low()
+            time.sleep(HOLD_S)
+            journal_before, released = probe.journal_ns, time.monotonic()
+            since = time.perf_counter_ns()
+            back.drive_high()
+            record("button", since, journal_before)
+        wall = time.monotonic() - wall
+        accepted = box.session.count - history_before
+        time.sleep(0.2)  # let the pusher finish its last frame
+        submitted, pushed = parts.pusher.submitted - counters_before[0], bus.pushes - counters_before[1]
 
-    stop.set()
-    loop.enqueue(None)  # wake the loop so it sees `stop`
-    thread.join(5)
-    if busy is not None:
-        busy.kill()
-        busy.wait()
+        stop.set()
+        loop.enqueue(None)  # wake the loop so it sees `stop`
+        thread.join(5)
     parts.close()
     journal.close()
 
