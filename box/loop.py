@@ -147,12 +147,12 @@ class BoxLoop:
 
     def marquee(self, view: View, now: float) -> int:
         """How far the selected line has scrolled; it rests at its start while the screen is dimmed or dark."""
-        from box.screens import marquee_start
+        from box.screens import marquee_start, selected_line
 
-        care = self.box.care
-        if care.dimmed or care.blank or view.dice or view.cursor is None or not 0 <= view.cursor < len(view.lines):
+        line = selected_line(view)
+        if line is None or self.box.care.dimmed or self.box.care.blank:
             return 0
-        return marquee_start(view.lines[view.cursor], now - self.shown_at)
+        return marquee_start(line, now - self.shown_at)
 
     def next_deadline(self, now: float) -> float | None:
         deadlines = [self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline()]

@@ -176,8 +176,9 @@ def render(view: View, elapsed: float = 0.0) -> Image.Image:
     return image
 
 
+@lru_cache(maxsize=64)
 def _overflow(text: str) -> int:
-    """How many characters `text` has beyond one row (0 when it fits)."""
+    """How many characters `text` has beyond one row (0 when it fits); kept, as the loop asks each pass."""
     text = _printable(text)
     return len(text) - len(_fit(text, WIDTH - 2 * MARGIN))
 
@@ -203,6 +204,13 @@ def _period(extra: int) -> float:
     return 2 * MARQUEE_REST + extra * MARQUEE_STEP
 
 
+def selected_line(view: View) -> str | None:
+    """The highlighted line of a text screen, the one a marquee scrolls (None: no such line)."""
+    if view.dice or view.cursor is None or not 0 <= view.cursor < len(view.lines):
+        return None
+    return view.lines[view.cursor]
+
+
 def next_scroll(view: View, elapsed: float) -> float | None:
     """Seconds from now until the selected line's marquee moves, or None when nothing scrolls.
 
@@ -213,9 +221,8 @@ def next_scroll(view: View, elapsed: float) -> float | None:
     >>> next_scroll(View("t", ("Short",), cursor=0), 0.0) is None
     True
     """
-    if view.dice or view.cursor is None or not 0 <= view.cursor < len(view.lines):
-        return None
-    extra = _overflow(view.lines[view.cursor])
+    line = selected_line(view)
+    extra = _overflow(line) if line is not None else 0
     if not extra:
         return None
     period = _period(extra)

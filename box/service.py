@@ -589,8 +589,7 @@ class Box:
     def open_names(self, seat: int, now: float) -> None:
         """A seat's name: one of the roster's (a seated one swaps seats), the seat's number, or a new one."""
         current = self.menu.seated[seat]
-        names = [*self.settings.known_names, f"P{seat + 1}"]
-        names = [name for index, name in enumerate(names) if name not in names[:index]]
+        names = list(dict.fromkeys((*self.settings.known_names, f"P{seat + 1}")))  # each once, in order
         actions = tuple(partial(self.take_seat, seat, name) for name in names)
         picker = Picker("names", f"Seat {seat + 1}: who?", (*names, "New name"), (*actions, partial(self.spell, seat)))
         picker.cursor = names.index(current) if current in names else 0

@@ -25,33 +25,41 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from box.cards import Deck
 from box.ports.usb import NoUsbService, Stick, StickError, Sticks
-from box.roster import PLAYER
+from box.roster import PLAYER, write_atomically
 from box.tags import TagMap
+from box.words import UID_LENGTHS
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "gravebox-tags.csv"
 COLUMNS = ("uid", "game", "card", "name")
-UID_LENGTHS = (4, 7, 10)
 MAX_FILE_BYTES = 1_000_000
 """An export of a few thousand cards is ~100 kB: anything far larger is not one."""
 
 
-def _one_stick(sticks: Sticks) -> Stick:
+@contextmanager
+def _mounted(sticks: Sticks) -> Iterator[tuple[Stick, Path]]:
+    """The one stick plugged in and where it is mounted; unmounted afterwards if the box mounted it."""
     found = sticks.find()
     if not found:
         raise StickError("no USB stick: plug one in")
     if len(found) > 1:
         raise StickError(f"{len(found)} USB sticks: leave one plugged in")
-    return found[0]
+    stick = found[0]
+    root = sticks.mount(stick)
+    try:
+        yield stick, root
+    finally:
+        if stick.mounted_at is None:
+            sticks.unmount(stick)
 
 
 def export_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> str:
@@ -61,11 +69,8 @@ def export_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> str:
 
 def _export(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[bool, str]:
     try:
-        stick = _one_stick(sticks)
-        root = sticks.mount(stick)
-        count = _write(tags, decks, root / FILE_NAME)
-        if stick.mounted_at is None:
-            sticks.unmount(stick)
+        with _mounted(sticks) as (stick, root):
+            count = _write(tags, decks, root / FILE_NAME)
     except NoUsbService as problem:
         return False, str(problem)
     except StickError as problem:
@@ -85,25 +90,15 @@ def _write(tags: TagMap, decks: Mapping[str, Deck], path: Path) -> int:
         deck = decks.get(game)
         name = card_id if game == PLAYER else deck.name_of(card_id) if deck is not None and card_id in deck else ""
         writer.writerow([uid.hex(), game, card_id, name])
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(buffer.getvalue())
-        handle.flush()
-        os.fsync(handle.fileno())  # on the stick before the old file is replaced
-    temporary.replace(path)
+    write_atomically(path, buffer.getvalue())  # on the stick before the old file is replaced
     return len(rows)
 
 
 def import_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[TagMap | None, str]:
     """Read the stick's file and check all of it: the merged tag map (None: nothing changes) and one line."""
     try:
-        stick = _one_stick(sticks)
-        root = sticks.mount(stick)
-        try:
+        with _mounted(sticks) as (stick, root):
             text = _read(root / FILE_NAME)
-        finally:
-            if stick.mounted_at is None:
-                sticks.unmount(stick)
     except NoUsbService as problem:
         return None, str(problem)
     except StickError as problem:
