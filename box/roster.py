@@ -112,11 +112,15 @@ def save_roster(roster: Roster, path: Path) -> None:
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path`, sync it, rename it over `path`, sync the folder."""
     temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    temporary.replace(path)
+    try:
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary.replace(path)
+    except BaseException:  # a full disk, say: no half-written temporary is left taking its room
+        temporary.unlink(missing_ok=True)
+        raise
     folder = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(folder)
