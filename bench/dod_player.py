@@ -102,6 +102,6 @@ def start(state_dir: Any, seed: int, players: int = 6) -> Any:
     from box.sim.world import SimulatedBox
 
     world = SimulatedBox(state_dir=state_dir, seed=seed)
-    world.box.start_game("deck-of-death", world.now, players=players)
+    world.box.lobby.start_game("deck-of-death", world.now, players=players)
     world.advance(0.0)
     return world

@@ -118,7 +118,7 @@ class Table:
 
 
 def start(table: Table, game: str, players: int, **options: str) -> None:
-    table.world.box.start_game(game, table.world.now, players=players, options=options)
+    table.world.box.lobby.start_game(game, table.world.now, players=players, options=options)
     table.world.advance(0.0)
 
 

@@ -167,7 +167,7 @@ def run(events: int, bus_ms: float, seed: int, state_dir: Path, hog: bool, spaci
     device = open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address, noop())
     bus = BusModel(device, bus_ms / 1000)
     parts.pusher.device = bus
-    box.start_game("deck-of-death", time.monotonic(), players=4)
+    box.lobby.start_game("deck-of-death", time.monotonic(), players=4)
     names = tuple(parts.readers)
     chips = [simulated_chips.chip(name) for name in names]
     probe = Probe()

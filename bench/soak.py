@@ -60,12 +60,12 @@ def quiescent(world: SimulatedBox) -> bool:
     """Nothing a power cut would drop: no overlay, open dice, flashed screen, running timer, lying card,
     or a menu moved away from its first screen (menus are not journaled: a box boots into its menu)."""
     box = world.box
-    open_dice = box.dice_show is not None and not box.dice_show.closes
+    open_dice = box.dice_tray.free_open()
     lying = any(world.chips.chip(reader).card is not None for reader in world.pinmap.readers)
-    if box.session is None and (box.menu.page, box.menu.cursor) != ("main", 0):
+    if box.session is None and (box.root.menu.page, box.root.menu.cursor) != ("main", 0):
         return False
     flash = getattr(box, "flash", None) is not None and world.now < getattr(box, "flash_until", 0.0)
-    running = box.timer.state in ("countdown", "stopwatch")
+    running = box.timer.timer.state in ("countdown", "stopwatch")
     return box.overlay is None and not open_dice and not running and not lying and not flash
 
 

@@ -1,7 +1,7 @@
 """The composition root: the one place where a box is put together.
 
-`assemble` builds, in order, the inbox, the parts (real or the libraries' fakes), the
-journal, the tag map, the Box, the USB sticks' worker and the loop. The service (`gravebox
+`assemble` builds, in order, the inbox, the parts (real or the libraries' fakes, unless
+given), the journal, the tag map, the event bus, the USB sticks' worker, the Box and the loop. The service (`gravebox
 run`), the simulator (box/sim/world.py) and the `selftest` and `enroll` commands all use it;
 the commands give it their own root screen instead of the menu.
 """
@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
+from box.events import EventBus
 from box.games import load_decks
 from box.hardware import Parts, open_parts
 from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
-from box.phone import load_roster
+from box.phone import read_roster_file
 from box.pinmap import PinMap
 from box.ports.usb import FakeSticks, Sticks, UdisksSticks
 from box.screen import Screen
@@ -78,6 +79,9 @@ def assemble(
     decks: dict[str, Deck] | None = None,
     root: Callable[[TagMap], Screen] | None = None,
     chips: SimChips | None = None,
+    parts: Parts | None = None,
+    inbox: queue.SimpleQueue[Any] | None = None,
+    bus: EventBus | None = None,
 ) -> App:
     """Open everything a box needs; raises HardwareError for a part that cannot be opened.
 
@@ -85,9 +89,12 @@ def assemble(
     parsed for them at the first tap). With `root` the
     box runs that screen instead of the menu, on a journal in memory: a tool plays no game.
     `chips`: the simulator's chips, for simulated readers (kept across its power cuts).
+    `parts`: parts already opened (a bench's, a test's), posting into `inbox`; `bus`: the event
+    bus the box publishes on (a new one by default).
     """
-    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    parts = open_parts(pinmap, inbox.put, clock, simulated=simulated, chips=chips)
+    inbox = inbox if inbox is not None else queue.SimpleQueue()
+    if parts is None:
+        parts = open_parts(pinmap, inbox.put, clock, simulated=simulated, chips=chips)
     journal: Journal | None = None
     try:
         if root is None and state_dir is not None:
@@ -100,6 +107,11 @@ def assemble(
             made_up = (lambda: decks.values()) if decks is not None else (lambda: load_decks(settings.decks_dir).values())
         tags, tags_aside = load_tags(state_dir, made_up)
         settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
+        if root is None:  # the phone page's names and default options (roster.json)
+            settings.roster = read_roster_file(settings) or settings.roster
+        sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
+        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks)
+        opened = parts
         box = Box(
             journal,
             tags,
@@ -109,13 +121,10 @@ def assemble(
             decks=decks,
             root=root(tags) if root else None,
             tags_aside=tags_aside,
+            writer=lambda request: opened.readers[request.reader].request_write(request),
+            transfer=transfers.start,
+            bus=bus,
         )
-        if root is None:
-            load_roster(box)  # the phone page's names and default options (roster.json)
-        box.writer = lambda request: parts.readers[request.reader].request_write(request)
-        sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
-        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks)
-        box.transfer = transfers.start
     except BaseException:
         parts.close()
         if journal is not None:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from box.cards import Deck
 from box.errors import ConfigError, read_text
 from box.games.base import View
-from box.ports.nfc.writes import CardWritten, WriteCard, WriteOutcome
+from box.messages import CardWritten, WriteCard, WriteOutcome
 from box.screen import BaseScreen, Card
 from box.tags import TagMap
 from box.words import UID_LENGTHS, Sound

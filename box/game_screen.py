@@ -7,6 +7,7 @@ changes. What an accepted step asks for (sounds, the shot timer) goes back to th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -19,13 +20,9 @@ if TYPE_CHECKING:
 
 
 class GameHost(Host, Protocol):
-    """What the game screen needs of the Box besides a screen's host."""
+    """What the game screen needs of the Box besides a screen's host: to show and publish an accepted step."""
 
-    def accepted(self, step: Step, now: float) -> None: ...
-
-    def dice_open(self) -> bool: ...
-
-    def leave_game(self, now: float) -> None: ...
+    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> None: ...
 
 
 class GameScreen(BaseScreen):
@@ -34,10 +31,13 @@ class GameScreen(BaseScreen):
     name = "game"
     global_keys = True
 
-    def __init__(self, session: GameSession, host: GameHost):
+    def __init__(
+        self, session: GameSession, host: GameHost, dice_open: Callable[[], bool], leave: Callable[[float], None]
+    ):
+        """`dice_open`: the free dice are on the screen (a card then waits); `leave`: back to the menu."""
         super().__init__()
         self.session = session
-        self.game_host = host
+        self.game_host, self.dice_open, self.leave = host, dice_open, leave
 
     @property
     def game(self) -> str:
@@ -48,12 +48,12 @@ class GameScreen(BaseScreen):
 
     def press(self, button: str, kind: PressKind, now: float) -> None:
         if button == "ok" and kind == PressKind.LONG and self.over():
-            self.game_host.leave_game(now)
+            self.leave(now)
         else:
             self.act(Press(button, long=kind == PressKind.LONG), now)
 
     def tag(self, reader: str, uid: bytes, card: Card | None, now: float) -> None:
-        if card is None or card[0] != self.game or self.game_host.dice_open():
+        if card is None or card[0] != self.game or self.dice_open():
             self.game_host.refuse_card(card, now)
         else:
             self.act(Tap(reader, card[1]), now)
@@ -65,12 +65,13 @@ class GameScreen(BaseScreen):
         self.act(Roll(dice), now)
 
     def act(self, action: Action, now: float) -> None:
-        """Apply an action to the game: journaled first, then shown and heard."""
+        """Apply an action to the game: journaled first, then shown, heard and published."""
+        before = self.session.dump()  # whose turn it was, whether it was over: for the events
         result = self.session.apply(action)  # StorageError: not journaled, nothing changed
         if isinstance(result, Rejected):
             self.game_host.reject(result.reason, now)
         else:  # inside a batch (a roll), once it is durable
-            self.session.journal.on_commit(lambda: self.game_host.accepted(result, now))
+            self.session.journal.on_commit(lambda: self.game_host.accepted(result, now, before))
 
     def view(self, now: float) -> View:
         view = self.session.rules.view(self.session.state)

@@ -6,13 +6,15 @@ sounds and hands the new frame to the display pusher (whose own thread does the 
 I2C push). `run` is the real-time loop of a box and of the `selftest` and `enroll`
 commands; the simulator (box/sim/world.py) calls `process` itself on virtual time.
 
-The phone page's commands come the same way: the control socket's thread puts a
-`ControlCommand` in the inbox (box/control.py) and the loop carries it out (box/phone.py);
-after each pass the loop publishes the state dump to the page when one listens. A USB stick
-job's worker (box/tagtransfer.py) posts its `TagsMoved` answer the same way.
+Every message but a button's raw edge goes through the Box's one door, `Box.take`: the
+readers' cards and status, a card write's answer, a USB stick job's answer (box/tagtransfer.py)
+and the phone page's commands (the control socket's thread puts a `ControlCommand` in the
+inbox, box/control.py; what became of it goes back to the page). After each pass the loop
+publishes the state dump to the page when one listens.
 
-An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Box.button`
--> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma `display()`.
+An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Pressed` ->
+`Box.take` -> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma
+`display()`.
 """
 
 from __future__ import annotations
@@ -23,14 +25,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from box.control import ControlCommand, ControlServer
+from box.control import ControlServer
 from box.games.base import View
 from box.hardware import Parts
-from box.ports.buttons import Edge, PressDetector
-from box.ports.nfc.events import CardPlaced, ReaderStatus
-from box.ports.nfc.writes import CardWritten
+from box.messages import CardPlaced, Edge, Pressed
+from box.ports.buttons import PressDetector
 from box.service import Box
-from box.tagtransfer import TagsMoved
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class BoxLoop:
                 break
             self.handle(event, now)
         for press in self.detector.advance(now):
-            self.box.button(press.button, press.kind, now)
+            self.box.take(Pressed(press.button, press.kind), now)
         self.box.advance(now)
         self.apply_settings()
         for sound in self.box.take_sounds():
@@ -92,7 +92,7 @@ class BoxLoop:
     def apply_settings(self) -> None:
         """The owner's sound settings to the buzzer, the screen's care (contrast, dim, dark) to
         the panel: only when they change."""
-        sound = (self.box.volume, self.box.muted)
+        sound = (self.box.sound.volume, self.box.sound.muted)
         if sound != self.sound_applied:
             self.sound_applied = sound
             self.parts.buzzer.set_volume(sound[0])
@@ -103,26 +103,20 @@ class BoxLoop:
             self.parts.pusher.set_panel(*panel)
 
     def handle(self, event: Any, now: float) -> None:
+        """One message from the inbox: a button's edge goes through the press detector, the rest to the Box."""
         if event is None:  # a wake-up call (a signal asking the loop to stop)
             return
         if isinstance(event, Edge):
             self.box.edge(event.button, event.pressed, event.at)
             for press in self.detector.edge(event):
-                self.box.button(press.button, press.kind, now)
-        elif isinstance(event, CardPlaced):
+                self.box.take(Pressed(press.button, press.kind), now)
+            return
+        if isinstance(event, CardPlaced):
             self.last_tags[event.reader] = event.uid.hex()
-            self.box.card_placed(event.reader, event.uid, now, event.lying, event.card)
-        elif isinstance(event, CardWritten):
-            self.box.card_written(event, now)
-        elif isinstance(event, ReaderStatus):
-            self.box.reader_status(event.reader, event.online, event.message, now)
-        elif isinstance(event, TagsMoved):
-            self.box.tags_moved(event, now)
-        elif isinstance(event, ControlCommand):
-            from box.phone import carry_out
-
-            carry_out(self.box, event, now)
-        # A lifted card changes nothing in any game: placements are what count.
+        refused = self.box.take(event, now)
+        answer = getattr(event, "answer", None)  # a phone command waits for what became of it
+        if answer is not None:
+            answer(refused)
 
     def refresh(self, now: float) -> None:
         """Render the screen only when it changed; the pusher decides when to push."""

@@ -1,10 +1,12 @@
 """What the phone page asks of the box, carried out by the one loop.
 
 The control socket's threads (box/control.py) only put a `ControlCommand` in the
-loop's inbox; the loop hands it to `carry_out` with the Box, like any input. A
-command is journaled (`phone` in the journal's box values: the last few, without
-the pairing code) before its effect. Two screens serve the phone: the pairing
-code, and "tap the tag for ..." when the phone enrols one card or a player token.
+loop's inbox; the Box takes it through its one door, like any input, and hands it to
+`Phone.carry_out`. A command is journaled (`phone` in the journal's box values: the
+last few, without the pairing code) before its effect; a storage fault or a command
+that no longer fits is refused with its reason, on the panel and to the page. Two
+screens serve the phone: the pairing code, and "tap the tag for ..." when the phone
+enrols one card or a player token.
 
 >>> screen = PairingCode("482913", until=120.0)
 >>> screen.view(0.0).lines[1]
@@ -21,14 +23,17 @@ from typing import TYPE_CHECKING, Any
 from box.control import ControlCommand
 from box.errors import FileProblem
 from box.games.base import View
-from box.roster import PLAYER, ROSTER_FILE
+from box.messages import Refused
+from box.roster import PLAYER, ROSTER_FILE, Roster
 from box.roster import load_roster as read_roster
-from box.screen import BaseScreen, Card
+from box.screen import BaseScreen, Card, Host
 from box.tags import TAGS_FILE, TagMap, simulated_uid
 from box.words import PressKind, Sound
 
 if TYPE_CHECKING:
-    from box.service import Box
+    from box.journal import Journal
+    from box.lobby import Lobby
+    from box.service import Settings
 
 log = logging.getLogger(__name__)
 
@@ -66,20 +71,21 @@ class EnrolOne(BaseScreen):
     name = "enrol"
     raw_tags = True
 
-    def __init__(self, box: Box, game: str, card: str, label: str):
+    def __init__(self, phone: Phone, game: str, card: str, label: str):
         super().__init__()
-        self.box, self.game, self.card, self.label = box, game, card, label
+        self.phone, self.game, self.card, self.label = phone, game, card, label
         self.notice = ""
 
     def tag(self, reader: str, uid: bytes, card: Card | None, now: float) -> None:
+        host = self.phone.host
         try:
-            self.box.tags.enrol(uid, self.game, self.card)
+            self.phone.tags.enrol(uid, self.game, self.card)
         except ValueError as problem:  # the tag is another card's: say whose
             self.notice = str(problem)
-            self.box.reject(f"Tag is {card[1] if card else 'taken'}", now)
+            host.reject(f"Tag is {card[1] if card else 'taken'}", now)
             return
-        save_tags(self.box, now)
-        self.box.say(f"Enrolled: {self.label}"[:40], now)
+        self.phone.save_tags(now)
+        host.say(f"Enrolled: {self.label}"[:40], now)
         self.play(Sound.RIGHT)
         self.closed = True
 
@@ -94,88 +100,98 @@ class EnrolOne(BaseScreen):
         return {"enrolment": {"game": self.game, "current": self.card, "done": 0, "total": 1, "notice": self.notice}}
 
 
-def journal_command(box: Box, command: ControlCommand) -> None:
-    """Keep the command (never a pairing code) in the journal before carrying it out."""
-    entry = {"cmd": command.name, **{k: v for k, v in command.args.items() if k != "code"}}
-    log_ = box.journal.get(JOURNAL_KEY, [])
-    box.journal.put(JOURNAL_KEY, [*log_[-(KEPT - 1) :], entry])
+class Phone:
+    """The phone page's commands, carried out on the loop: one part of the Box (box/service.py)."""
+
+    def __init__(self, host: Host, lobby: Lobby, tags: TagMap, settings: Settings, journal: Journal):
+        self.host, self.lobby, self.tags, self.settings, self.journal = host, lobby, tags, settings, journal
+        self.screens: list[BaseScreen] = []  # the screens the phone opened (a pairing code, an enrolment)
+
+    def carry_out(self, command: ControlCommand, now: float) -> None:
+        """Do what the page asked, journaled first; Refused (or StorageError) says why it was not done."""
+        self.journal_command(command)
+        name, args = command.name, command.args
+        if name == "show-code":
+            self.close(PairingCode)
+            self.open(PairingCode(str(args["code"]), until=now + max(10, min(600, int(args["seconds"])))))
+        elif name == "hide-code":
+            self.close(PairingCode)
+        elif name in ("enrol", "enrol-player"):
+            game, card = (PLAYER, args["name"]) if name == "enrol-player" else (args["game"], args["card"])
+            label = f"player {card}" if game == PLAYER else self.card_name(game, card)
+            self.close(EnrolOne)
+            self.open(EnrolOne(self, game, card, label))
+        elif name == "enrol-stop":
+            self.close(EnrolOne)
+        elif name == "roster-changed":
+            self.load_roster(now)
+        elif name == "tags-changed":
+            self.reload_tags(now)
+        elif name == "decks-changed":
+            self.lobby.forget_decks()
+
+    def journal_command(self, command: ControlCommand) -> None:
+        """Keep the command (never a pairing code) in the journal before carrying it out."""
+        entry = {"cmd": command.name, **{k: v for k, v in command.args.items() if k != "code"}}
+        kept = self.journal.get(JOURNAL_KEY, [], kind=list)
+        self.journal.put(JOURNAL_KEY, [*kept[-(KEPT - 1) :], entry])
+
+    def card_name(self, game: str, card: str) -> str:
+        """The card's name in its deck; Refused when the deck or the card is not on this box."""
+        try:
+            return self.lobby.deck(game).name_of(card)
+        except (KeyError, ValueError, FileProblem) as problem:
+            log.warning("phone asked to enrol %s %s: %s", game, card, problem)
+            raise Refused(f"No such card: {card}") from None
+
+    def open(self, screen: BaseScreen) -> None:
+        self.screens = [kept for kept in self.screens if not kept.closed]
+        self.screens.append(screen)
+        self.host.push(screen)
+
+    def close(self, kind: type) -> None:
+        for screen in self.screens:
+            if isinstance(screen, kind):
+                screen.closed = True
+
+    def save_tags(self, now: float) -> None:
+        if self.settings.state_dir is None:
+            return
+        try:
+            self.tags.save(self.settings.state_dir / TAGS_FILE)
+        except OSError as problem:
+            self.host.reject(f"Not saved: {problem.strerror or problem}", now)
+
+    def reload_tags(self, now: float) -> None:
+        """Read the tag map again (a restored backup); the simulator's made-up tags stay under it."""
+        if self.settings.state_dir is None:
+            return
+        try:
+            saved = TagMap.load(self.settings.state_dir / TAGS_FILE)
+        except FileProblem as problem:
+            log.error("restored tag map unreadable: %s", problem)
+            raise Refused("Tag map unreadable: kept the old") from None
+        fresh = TagMap({uid: card for uid, card in self.tags.cards.items() if uid == simulated_uid(*card)})
+        fresh.merge(saved)
+        self.tags.cards.clear()  # the same map object: the screens that hold it see the new tags
+        self.tags.cards.update(fresh.cards)
+        self.host.say(f"Tag map restored: {len(saved.cards)} tags", now)
+
+    def load_roster(self, now: float) -> None:
+        """Read roster.json again (the page changed it); a bad one is refused and the old roster kept."""
+        roster = read_roster_file(self.settings)
+        if roster is None:
+            raise Refused("Roster unreadable: kept the old")
+        self.settings.roster = roster
+        self.host.say(f"Roster: {len(roster.names)} names", now)
 
 
-def carry_out(box: Box, command: ControlCommand, now: float) -> None:
-    """Do what the page asked; a command that no longer fits (a card gone from its deck) is logged."""
-    journal_command(box, command)
-    name, args = command.name, command.args
-    if name == "show-code":
-        close(box, PairingCode)
-        box.push(PairingCode(str(args["code"]), until=now + max(10, min(600, int(args["seconds"])))))
-    elif name == "hide-code":
-        close(box, PairingCode)
-    elif name in ("enrol", "enrol-player"):
-        game, card = (PLAYER, args["name"]) if name == "enrol-player" else (args["game"], args["card"])
-        if game != PLAYER:
-            try:
-                label = box.deck(game).name_of(card)
-            except (KeyError, ValueError, FileProblem) as problem:
-                log.warning("phone asked to enrol %s %s: %s", game, card, problem)
-                return
-        else:
-            label = f"player {card}"
-        close(box, EnrolOne)
-        box.push(EnrolOne(box, game, card, label))
-    elif name == "enrol-stop":
-        close(box, EnrolOne)
-    elif name == "roster-changed":
-        load_roster(box, now)
-    elif name == "tags-changed":
-        reload_tags(box, now)
-    elif name == "decks-changed":
-        running = box.session.record.name if box.session is not None else None
-        box.decks = {game: deck for game, deck in box.decks.items() if game == running}
-
-
-def close(box: Box, kind: type) -> None:
-    for screen in box.screens[1:]:
-        if isinstance(screen, kind):
-            screen.closed = True
-    box.settle()
-
-
-def save_tags(box: Box, now: float) -> None:
-    if box.settings.state_dir is None:
-        return
+def read_roster_file(settings: Settings) -> Roster | None:
+    """The roster saved in the state directory (an empty one without a state directory); None: unreadable (logged)."""
+    if settings.state_dir is None:
+        return Roster()
     try:
-        box.tags.save(box.settings.state_dir / TAGS_FILE)
-    except OSError as problem:
-        box.reject(f"Not saved: {problem.strerror or problem}", now)
-
-
-def reload_tags(box: Box, now: float) -> None:
-    """Read the tag map again (a restored backup); the simulator's made-up tags stay under it."""
-    if box.settings.state_dir is None:
-        return
-    try:
-        saved = TagMap.load(box.settings.state_dir / TAGS_FILE)
-    except FileProblem as problem:
-        log.error("restored tag map unreadable: %s", problem)
-        box.reject("Tag map unreadable: kept the old", now)
-        return
-    fresh = TagMap({uid: card for uid, card in box.tags.cards.items() if uid == simulated_uid(*card)})
-    fresh.merge(saved)
-    box.tags.cards.clear()  # the same map object: the screens that hold it see the new tags
-    box.tags.cards.update(fresh.cards)
-    box.say(f"Tag map restored: {len(saved.cards)} tags", now)
-
-
-def load_roster(box: Box, now: float | None = None) -> None:
-    """Read roster.json from the state directory; a bad one is logged and the old roster kept."""
-    if box.settings.state_dir is None:
-        return
-    try:
-        box.settings.roster = read_roster(box.settings.state_dir / ROSTER_FILE)
+        return read_roster(settings.state_dir / ROSTER_FILE)
     except FileProblem as problem:
         log.error("roster not used: %s", problem)
-        if now is not None:
-            box.reject("Roster unreadable: kept the old", now)
-        return
-    if now is not None:
-        box.say(f"Roster: {len(box.settings.roster.names)} names", now)
+        return None

@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from box.words import PressKind, Sound
@@ -23,8 +24,11 @@ from box.words import PressKind, Sound
 if TYPE_CHECKING:
     from PIL import Image
 
+    from box.events import Event
     from box.games.base import View
-    from box.ports.nfc.writes import WriteCard
+    from box.messages import CardWritten, WriteCard
+
+log = logging.getLogger(__name__)
 
 Card = tuple[str, str]  # (game, card id), as the tag map knows it
 
@@ -52,6 +56,8 @@ class Screen(Protocol):
 
     def reader_status(self, reader: str, online: bool, message: str, now: float) -> None: ...
 
+    def card_written(self, result: CardWritten, now: float) -> None: ...
+
     def wants_roll(self) -> bool: ...
 
     def roll(self, dice: tuple[int, int], now: float) -> None: ...
@@ -70,7 +76,12 @@ class Screen(Protocol):
 
 
 class Host(Protocol):
-    """What a screen may ask of the Box that shows it."""
+    """What a screen, and each part of the Box (box/lobby.py, box/seating.py...), may ask of the Box.
+
+    Open a screen, say something on the bottom line, refuse an input (said, with the error
+    sound), play a sound, publish what happened (box/events.py), refuse a card the screen on
+    top cannot take, hand a card record's write to the readers.
+    """
 
     def push(self, screen: Screen) -> None: ...
 
@@ -78,9 +89,20 @@ class Host(Protocol):
 
     def reject(self, reason: str, now: float) -> None: ...
 
+    def play(self, sound: Sound) -> None: ...
+
+    def publish(self, event: Event) -> None: ...
+
     def refuse_card(self, card: Card | None, now: float) -> None: ...
 
     def request_write(self, request: WriteCard) -> bool: ...
+
+
+class StackHost(Host, Protocol):
+    """A host whose parts also look at the screen on top of its stack (the seats, the readers' watch)."""
+
+    @property
+    def top(self) -> Screen: ...
 
 
 class BaseScreen:
@@ -113,6 +135,11 @@ class BaseScreen:
 
     def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
         """The Box shows readers going off and coming back; tools may show more."""
+
+    def card_written(self, result: CardWritten, now: float) -> None:
+        """The readers' answer to a write this screen asked for (enrolment): others asked none,
+        so the answer came after the screen that asked had closed."""
+        log.info("a card write answered after its screen closed: %s", result)
 
     def wants_roll(self) -> bool:
         return False

@@ -16,13 +16,23 @@ named Bbc
 
 from __future__ import annotations
 
+import logging
 import string
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING
 
 from box.games.base import View
-from box.roster import MAX_NAME_LENGTH, MAX_NAMES
-from box.screen import BaseScreen
+from box.menu import MenuScreen, Picker
+from box.roster import MAX_NAME_LENGTH, MAX_NAMES, ROSTER_FILE, save_roster
+from box.screen import BaseScreen, StackHost
 from box.words import PressKind, Sound
+
+if TYPE_CHECKING:
+    from box.service import Settings
+
+log = logging.getLogger(__name__)
 
 CAPITALS = string.ascii_uppercase
 SMALL = string.ascii_lowercase + " -'"  # after the first letter: small letters, a space, a hyphen, an apostrophe
@@ -111,3 +121,91 @@ class LetterPicker(BaseScreen):
             (f"Name: {self.text}<{self.current}>", " ".join(near), "UP/DOWN: letter", "OK: add BACK: rub out"),
             notice="hold OK: done",
         )
+
+
+class Seating:
+    """Who sits where at the setup on the main menu: tokens that joined, the roster's names, names spelt."""
+
+    def __init__(self, settings: Settings, menu: MenuScreen, host: StackHost):
+        self.settings, self.menu, self.host = settings, menu, host
+        self.joined: list[str] = []  # names whose player token was laid on a reader at this setup
+
+    def begin(self, count: int) -> list[str]:
+        """A new setup: nobody joined yet; its first seating."""
+        self.joined = []
+        return self.seat(count)
+
+    def seat(self, count: int) -> list[str]:
+        """The setup's first seating: those whose token joined, then the roster's names, then P3, P4..."""
+        names = list(self.joined[:count])
+        for name in self.settings.player_names(count + len(names)):
+            if len(names) == count:
+                break
+            if name not in names:
+                names.append(name if not placeholder(name) else f"P{len(names) + 1}")
+        return names
+
+    def player_joins(self, name: str, now: float) -> None:
+        """A player's token laid on a reader at a game's setup: that name takes the next seat."""
+        menu = self.menu.menu
+        if self.host.top is not self.menu or menu.page == "main":
+            self.host.reject("Player tokens join at a game's setup", now)
+            return
+        if name in self.joined:
+            self.host.reject(f"{name} is in already", now)
+            return
+        high = menu.player_range[1]
+        if len(self.joined) >= high:
+            self.host.reject(f"At most {high} players", now)
+            return
+        self.joined.append(name)
+        menu = replace(menu, players=min(high, max(menu.players, len(self.joined))))
+        self.menu.menu = replace(menu, names=tuple(self.seat(high)))  # the tokens' players first, in the order they came
+        self.host.say(f"{name} joins: {len(self.joined)} seated", now)
+        self.host.play(Sound.RIGHT)
+
+    def open_seats(self, now: float, cursor: int = 0) -> None:
+        """The setup's seats: OK on one chooses its name; "Done" goes back to the setup."""
+        seated = self.menu.menu.seated
+        entries = (*(f"{seat + 1} {name}" for seat, name in enumerate(seated)), "Done")
+        actions = (*(partial(self.open_names, seat) for seat in range(len(seated))), None)
+        picker = Picker("seats", "Who sits where?", entries, actions)
+        picker.cursor = min(cursor, len(seated))
+        self.host.push(picker)
+
+    def open_names(self, seat: int, now: float) -> None:
+        """A seat's name: one of the roster's (a seated one swaps seats), the seat's number, or a new one."""
+        current = self.menu.menu.seated[seat]
+        names = list(dict.fromkeys((*self.settings.known_names, f"P{seat + 1}")))  # each once, in order
+        actions = tuple(partial(self.take_seat, seat, name) for name in names)
+        spell = partial(self.spell, seat)
+        picker = Picker("names", f"Seat {seat + 1}: who?", (*names, "New name"), (*actions, spell))
+        picker.cursor = names.index(current) if current in names else 0
+        self.host.push(picker)
+
+    def spell(self, seat: int, now: float) -> None:
+        self.host.push(LetterPicker(partial(self.new_name, seat)))
+
+    def new_name(self, seat: int, name: str, now: float) -> None:
+        """A name spelt on the box: the roster's own spelling when it has it already, else a new one."""
+        known = {existing.casefold(): existing for existing in self.settings.known_names}
+        self.take_seat(seat, known.get(name.casefold(), name), now)
+
+    def take_seat(self, seat: int, name: str, now: float) -> None:
+        self.menu.menu = self.menu.menu.seat(seat, name)
+        self.open_seats(now, cursor=seat + 1)
+
+    def remember(self, seated: Sequence[str], now: float) -> None:
+        """The roster learns the table's new names and keeps the last table first (the next game's seats)."""
+        settings = self.settings
+        names = remembered(settings.known_names, seated)
+        if names == settings.known_names:  # nothing new (a config file's names stay the config file's)
+            return
+        settings.roster = replace(settings.roster, names=names)
+        if settings.state_dir is None:
+            return
+        try:
+            save_roster(settings.roster, settings.state_dir / ROSTER_FILE)
+        except OSError as problem:  # the game goes on; the names are kept until the box restarts
+            log.error("roster not saved: %s", problem)
+            self.host.say(f"Names not saved: {problem.strerror or problem}", now)

@@ -1,12 +1,18 @@
-"""The box's brain: a stack of screens, and what cuts across them.
+"""The box's brain: a stack of screens, the one door every input comes through, and its events.
 
 `Box` owns all state and is driven by one loop thread (box/loop.py, on real time on a
-box and on virtual time in the simulator). It is told about inputs by plain method calls
-with the time they happened, gives each to the screen on top of its stack (box/screen.py:
-the menu, the game, pickers, the shot timer, the self-test, enrolment), and answers with
-the screen (`screen`, or a ready-made `frame`) and the sounds to play (`take_sounds`).
-It keeps for itself only the notices, the unknown-card flash, the dice, the power
-combination and undo. It never touches hardware.
+box and on virtual time in the simulator). Every input (a press, a tap, a card write's
+answer, a reader gone or back, a stick's answer, a phone command) comes through one
+door, `take`, which hands it on and answers what became of it: "" when it was taken, else
+the reason it was refused, as the panel says it. A storage fault, a bad file or a refusal
+is that reason, never an exception out of the loop.
+
+The Box keeps the stack of screens and what truly cuts across them: the global keys, the
+notices, undo, and the events (box/events.py) it publishes. Its parts, each a module of its
+own written against the `Host` every screen uses: the games and their decks
+(box/lobby.py), the seats (box/seating.py), card identification (box/identify.py), the dice
+(box/dice.py), the shot timer (box/tools.py), the sound settings (box/sound.py), the USB
+stick's jobs (box/stick.py), the phone's commands (box/phone.py). It never touches hardware.
 
 >>> from box.journal import Journal
 >>> from box.tools import DiceCup
@@ -20,46 +26,60 @@ combination and undo. It never touches hardware.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
-from textwrap import wrap
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
 from box.care import DEFAULT_CONTRAST, ScreenCare
+from box.control import ControlCommand
+from box.dice import DiceTray
 from box.errors import FileProblem
+from box.events import (
+    ActionAccepted,
+    Event,
+    EventBus,
+    GameOver,
+    StorageBack,
+    StorageFailed,
+    TurnPassed,
+    Undone,
+)
 from box.fault import fault_view, panel_reason
 from box.game_screen import GameScreen
-from box.games import GAMES, TITLES, load_deck, rules_for
-from box.games.base import Chug, Countdown, Setup, Step, View
-from box.games.kit import read_options
+from box.games import GAMES, TITLES
+from box.games.base import Chug, Countdown, Step, View
+from box.identify import CardIdentifier
 from box.journal import Journal, JournalDamaged, StorageError
-from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
-from box.ports.nfc.writes import CardWritten, WriteCard
-from box.roster import PLAYER, ROSTER_FILE, STARTED, UPLOADED_DECKS, Roster, save_roster
+from box.lobby import GameStartError, Lobby
+from box.menu import Confirm, Menu, MenuScreen, Picker, Tool
+from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, WriteCard
+from box.notices import NOTICE_SECONDS, Notices
+from box.phone import Phone
+from box.readers import ReaderWatch
+from box.roster import Roster
 from box.screen import Card, Screen
-from box.seating import LetterPicker, placeholder, remembered
+from box.seating import Seating
 from box.session import GameSession
-from box.tags import TAGS_FILE, TagMap, TagsSetAside, simulated_uid
-from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved
-from box.tools import DiceCup, ShotTimer, TimerScreen
-from box.words import READERS, VOLUME_LEVELS, PressKind, Sound
+from box.sound import SoundSettings
+from box.stick import StickJobs, Transfer
+from box.tags import TagMap, TagsSetAside
+from box.tagtransfer import TagsMoved
+from box.tools import DiceCup, ShotTimerTool
+from box.words import READERS, PressKind, Sound
 
 if TYPE_CHECKING:
     from PIL import Image
 
 log = logging.getLogger(__name__)
 
-NOTICE_SECONDS = 3.0
+__all__ = ["Box", "GameStartError", "Settings"]
+
 STORAGE_RETRY = 5.0  # seconds between tries of a journal that refused a write
 FAULT_SECONDS = 30.0  # how long a bad file's reason stays up (a press puts it away)
 NOTHING_TO_UNDO = "Nothing to undo"
-DICE_ANIMATION = (0.08, 0.16, 0.26, 0.38, 0.52)  # frame times after a throw
-DICE_HOLD = 1.0  # a game's roll keeps its real faces on the screen this long after the tumble (or until an input)
 
 
 @dataclass
@@ -88,39 +108,13 @@ class Settings:
         return self.roster.names_or(self.names)
 
 
-class GameStartError(ValueError):
-    """A game cannot start with the given players or options (the message says why)."""
-
-
-@dataclass
-class DiceShow:
-    """Two dice tumbling, then the result; a game's roll closes itself after the animation."""
-
-    dice: tuple[int, int]
-    thrown: float
-    closes: bool
-
-    def holding(self, now: float) -> bool:
-        """A game's roll past its tumble, its real faces still shown."""
-        return self.closes and now >= self.thrown + DICE_ANIMATION[-1]
-
-    def closes_at(self) -> float:
-        """When a game's roll gives the screen back: its real faces stay a moment after the tumble."""
-        return self.thrown + DICE_ANIMATION[-1] + DICE_HOLD
-
-    def face(self, now: float) -> tuple[int, int]:
-        frames = [t for t in DICE_ANIMATION if self.thrown + t > now]
-        if not frames:
-            return self.dice
-        k = len(frames)
-        return ((self.dice[0] + k) % 6 + 1, (self.dice[1] + 2 * k) % 6 + 1)
-
-
 class Box:
     """The screens, the game in play and the tools; see the module's docstring.
 
     `root` is the screen at the bottom of the stack: the main menu (the default) or a
-    tool a command runs on its own (`gravebox selftest`, `gravebox enroll`).
+    tool a command runs on its own (`gravebox selftest`, `gravebox enroll`). `writer` hands
+    a card record's write to the readers; `transfer` starts a USB stick job off the loop;
+    `bus` takes the events the box publishes.
     """
 
     def __init__(
@@ -133,40 +127,52 @@ class Box:
         decks: dict[str, Deck] | None = None,
         root: Screen | None = None,
         tags_aside: TagsSetAside | None = None,
+        writer: Callable[[WriteCard], None] | None = None,
+        transfer: Transfer | None = None,
+        bus: EventBus | None = None,
     ):
-        self.journal, self.tags, self.dice, self.settings = journal, tags, dice, settings
-        self.decks: dict[str, Deck] = dict(decks or {})
+        self.journal, self.tags, self.dice, self.settings, self.writer = journal, tags, dice, settings, writer
+        self.bus = bus if bus is not None else EventBus()
         self.screens: list[Screen] = []
         self.game: GameScreen | None = None
-        self.notice, self.notice_until = "", 0.0
-        self.offline: dict[str, str] = {}
         self.sounds: list[Sound] = []
-        self.timer = ShotTimer(best_chug=journal.get("best_chug", kind=(int, float)))
-        self.dice_show: DiceShow | None = None
-        self.last_dice: list[int] | None = journal.get("dice", kind=list)
         self.retry_storage_at = 0.0  # while the journal refuses writes: when to try again
-        self.flash: View | None = None  # a screen shown for a moment (an unknown card), over everything
-        self.flash_until = 0.0
         self.power_off_requested = False
-        self.joined: list[str] = []  # names whose player token was laid on a reader at the setup
-        self.writer: Callable[[WriteCard], None] | None = None
-        """Hands a card-record write to the reader side (set by the composition root); None: no readers."""
-        self.transfer: Callable[[str, TagMap, Mapping[str, Deck]], None] | None = None
-        """Starts a USB stick job off the loop (set by the composition root); its answer comes as `TagsMoved`."""
-        self.usb_busy = ""  # while a USB stick job runs: what the screen says
-        self.care = ScreenCare(contrast=settings.contrast)  # dims and blanks the OLED when idle
         self.waking: set[str] = set()  # buttons whose press only woke the screen
-        sound = journal.get("sound") or {}
-        self.volume: str = sound.get("volume") if sound.get("volume") in VOLUME_LEVELS else VOLUME_LEVELS[-1]
-        self.muted: bool = sound.get("muted") is True
-        self.push(root if root is not None else MenuScreen(Menu.main(tuple(GAMES), TITLES), self.choose))
+        self.notices = Notices()
+        self.care = ScreenCare(contrast=settings.contrast)  # dims and blanks the OLED when idle
+        self.dice_tray = DiceTray(dice, journal, self)
+        self.sound = SoundSettings(journal, self)
+        self.timer = ShotTimerTool(journal, self)
+        menu = MenuScreen(Menu.main(tuple(GAMES), TITLES), lambda choice, now: self.lobby.choose(choice, now))
+        self.push(root if root is not None else menu)
+        self.root = self.screens[0]  # the bottom of the stack: the main menu, or a command's tool
+        self.seating = Seating(settings, menu, self)
+        self.stick = StickJobs(tags, settings, lambda: self.lobby.loaded_decks(), transfer, self, self.care.input)
+        self.readers = ReaderWatch(settings.readers, self, self.care.input)
+        tools: dict[Tool, Callable[[float], None]] = {
+            Tool.POWER_OFF: lambda now: self.push(Confirm("Power off the box?", self.request_power_off)),
+            Tool.SELF_TEST: self.readers.open_self_test,
+            Tool.USB: self.stick.open,
+        }
+        self.lobby = Lobby(journal, settings, tags, self, menu, self.seating, self.timer, tools, decks)
+        self.cards = CardIdentifier(tags, self.lobby.deck, self.seating.player_joins, self, self.notices.flash)
+        self.phone = Phone(self, self.lobby, tags, settings, journal)
+        self.doors: dict[type, Callable[[Any, float], None]] = {  # the one door: each input's way in
+            Pressed: self.press,
+            CardPlaced: self.tap,
+            CardWritten: lambda answer, now: self.top.card_written(answer, now),
+            ReaderStatus: self.readers.status,
+            TagsMoved: self.stick.moved,
+            ControlCommand: self.phone.carry_out,
+        }
         if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
         if tags_aside is not None:
             kept = "Journal, tag map damaged" if damaged is not None else "Tag map damaged"
             self.say(f"{kept}: copy kept, {tags_aside.readable} tags", now=0.0, seconds=30.0)
-        if root is None:
-            self.resume()
+        if root is None and (problem := self.lobby.resume()):
+            self.say(problem, now=0.0, seconds=30.0)
 
     # ----- the screen stack ------------------------------------------------------------
 
@@ -175,33 +181,17 @@ class Box:
         return self.screens[-1]
 
     @property
-    def root(self) -> Screen:
-        return self.screens[0]
-
-    @property
     def finished(self) -> bool:
         """True once the root screen closed (a tool command is done; the menu never closes)."""
         return self.root.closed
 
     @property
-    def overlay(self) -> Screen | None:
-        """The screen over the game or the menu (a picker, a question, a tool), if any."""
-        top = self.top
-        return None if top is self.root or top is self.game else top
-
-    @property
     def session(self) -> GameSession | None:
         return self.game.session if self.game is not None else None
 
-    @property
-    def menu(self) -> Menu:
-        root = self.root
-        assert isinstance(root, MenuScreen), "the box runs a tool, not the menu"
-        return root.menu
-
     def push(self, screen: Screen) -> None:
         """Show `screen` over the others until it closes."""
-        screen.host = self
+        screen.host = self  # type: ignore[attr-defined]  # every screen the Box shows is a BaseScreen
         self.screens.append(screen)
 
     def settle(self) -> None:
@@ -210,156 +200,66 @@ class Box:
         if self.game is not None and self.game not in self.screens:
             self.game = None
 
-    # ----- decks and games -------------------------------------------------------------
-
-    def deck(self, game: str, decks_dir: str | None = None) -> Deck:
-        """The game's deck (loaded once): from the decks directory where it has the file."""
-        if game not in self.decks:
-            self.decks[game] = load_deck(game, Path(decks_dir) if decks_dir else self.deck_folder(game))
-        return self.decks[game]
-
-    def deck_folder(self, game: str) -> Path | None:
-        """Where a new game's deck comes from: one uploaded from the phone, else the configured folder."""
-        uploaded = self.settings.state_dir / UPLOADED_DECKS if self.settings.state_dir is not None else None
-        if uploaded is not None and (uploaded / f"{game}.csv").exists():
-            return uploaded
-        return self.settings.decks_dir
-
-    def resume(self) -> None:
-        """Show the unfinished game of the journal, if any, as it was."""
-        record = self.journal.unfinished_game()
-        if record is None:
-            return
-        try:
-            rules = rules_for(record.name)
-            session = GameSession(rules, self.deck(record.name, record.decks), record, self.journal)
-            log.info("resumed %s (game %d, %d actions)", record.name, record.id, session.count)
-        except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
-            log.error("cannot resume %s: %s", record.name, problem)
-            try:
-                self.journal.finish_game(record.id)
-            except StorageError as error:  # left unfinished: the next start tries it again
-                log.error("%s", error)
-            self.say(f"Cannot resume: {problem}", now=0.0, seconds=30.0)
-            return
-        self.show_game(session)
-
-    def show_game(self, session: GameSession) -> None:
-        del self.screens[1:]  # a game starts from the menu; anything over it goes
-        self.game = GameScreen(session, self)
-        self.push(self.game)
-
-    def start_game(
-        self,
-        game: str,
-        now: float,
-        players: int | None = None,
-        names: list[str] | None = None,
-        options: dict[str, str] | None = None,
-    ) -> None:
-        """Start a game, finishing any other; raises GameStartError with a readable reason."""
-        if game not in GAMES:
-            raise GameStartError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-
-        rules = rules_for(game)
-        if names:
-            if players is not None and players != len(names):
-                raise GameStartError(f"players={players} but {len(names)} names given")
-            players = len(names)
-        count = players if players is not None else max(rules.min_players, 2)
-        if not rules.min_players <= count <= rules.max_players:
-            raise GameStartError(f"{game} takes {rules.min_players} to {rules.max_players} players, not {count}")
-        names = list(names) if names else self.settings.player_names(count)
-        if len(set(names)) != len(names):
-            raise GameStartError("player names must differ")
-        try:
-            values = read_options(rules.options, options or {})
-        except ValueError as problem:
-            raise GameStartError(str(problem).replace("; options are", f" for {game}; options are")) from None
-        deck = self.deck(game)
-        folder = self.deck_folder(game)
-        decks_dir = str(folder) if folder else None
-        # Let the rules refuse bad setups before anything is journaled.
-        rules.new(Setup(tuple(names), values), deck)
-        with self.journal.batch():  # the game and the date it started (for the phone page's history): one write
-            record_id = self.journal.start_game(game, names, values, decks_dir)  # finishes the old one too
-            self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
-        record = self.journal.unfinished_game()
-        assert record is not None and record.id == record_id
-        self.show_game(GameSession(rules, deck, record, self.journal))
-        self.say(f"{rules.title}: {len(names)} players", now)
-
-    def leave_game(self, now: float) -> None:
-        if self.session is not None:
-            self.journal.finish_game(self.session.record.id)
+    def show_game(self, session: GameSession | None) -> None:
+        """The game's screen over the menu (anything else over it goes), or none."""
         del self.screens[1:]
-        self.game = None
-        root = self.root
-        if isinstance(root, MenuScreen):
-            root.menu = Menu.main(tuple(GAMES), TITLES)
-        self.say("Game closed", now)
+        self.game = GameScreen(session, self, self.dice_tray.free_open, self.lobby.leave_game) if session else None
+        if self.game is not None:
+            self.push(self.game)
 
-    # ----- inputs ---------------------------------------------------------------------
+    # ----- the one door ------------------------------------------------------------------
+
+    def take(self, message: Any, now: float) -> str:
+        """Every input's way in: "" when taken, else why it was refused (said on the panel too)."""
+        door = self.doors.get(type(message))
+        if door is None:  # a CardLifted: placements are what count
+            return ""
+        with self.guarded(now) as refused:
+            door(message, now)
+        return refused[0] if refused else ""
 
     def button(self, button: str, kind: str, now: float) -> None:
-        """A button event from the press detector: short, long, repeat (as short) or combo."""
-        if set(button.split("+")) & self.waking or self.care.input(now):
-            return  # the screen was dimmed or dark: this press only woke it
-        kind = PressKind(kind)
-        if kind == PressKind.REPEAT:
-            kind = PressKind.SHORT
-        if kind == PressKind.COMBO:
-            self.push(Confirm("Power off the box?", self.request_power_off))
-            return
-        with self.guarded(now):
-            self.handle_press(button, kind, now)
+        """A press from the press detector: short, long, repeat (as short) or combo."""
+        self.take(Pressed(button, kind), now)
 
-    def handle_press(self, button: str, kind: PressKind, now: float) -> None:
-        self.end_dice_hold(now)
-        if self.flash is not None:
-            self.flash = None
-            if now < self.flash_until:
-                return
-        if self.dice_show is not None and not self.dice_show.closes:
-            self.dice_show = None
-            if button != "roll":
-                return
-        top = self.top
-        if not top.global_keys:
-            top.press(button, kind, now)
-        elif button == "back" and kind == PressKind.LONG:
-            self.open_box_menu()
-        elif button == "roll" and kind == PressKind.LONG:
-            self.open_timer()
-        elif button == "roll":
-            self.roll(now)
-        else:
-            top.press(button, kind, now)
+    def card_placed(
+        self, reader: str, uid: bytes, now: float, lying: bool = False, record: Card | None = None
+    ) -> None:
+        """A card laid on a reader: `record` is the card its tag's record names (box/identify.py)."""
+        self.take(CardPlaced(reader, uid, lying, record), now)
+
+    def tap(self, placed: CardPlaced, now: float) -> None:
+        """A card laid on a reader, after the screen woke: named, then handed on (box/identify.py)."""
+        self.dice_tray.end_hold(now)
+        if self.care.input(now) and not self.top.raw_tags:  # the screen was dimmed or dark: not an action
+            self.say("Awake: lift the card, tap again", now)
+            return
+        self.cards.placed(self.top, placed.reader, placed.uid, now, placed.lying, placed.card)
 
     @contextmanager
-    def guarded(self, now: float) -> Iterator[None]:
-        """Run an input's effects; a file or the storage that fails refuses that input, never stops the box."""
+    def guarded(self, now: float) -> Iterator[list[str]]:
+        """Run an input's effects; a refusal, a bad file or failed storage refuses that input, never stops the box."""
+        refused: list[str] = []
         try:
-            yield
+            yield refused
+        except Refused as refusal:
+            refused.append(str(refusal))
         except StorageError as error:
-            self.storage_refused(error, now)
-        except FileProblem as problem:
-            self.file_refused(problem, now)
+            log.error("%s: new actions are refused until it works again", error)
+            self.retry_storage_at = now + STORAGE_RETRY
+            refused.append(error.reason)
+            self.publish(StorageFailed(error.reason))
+        except FileProblem as problem:  # a deck or board met now (a game chosen, a card named)
+            log.error("%s", problem)
+            refused.append("Bad file: game refused")
+            self.notices.flash(fault_view(panel_reason(problem), "Bad file", "Fix it: see the log"), now + FAULT_SECONDS)
         finally:
             self.settle()
-
-    def storage_refused(self, error: StorageError, now: float) -> None:
-        """The journal refused a write: nothing changed; say why, and try again from time to time."""
-        log.error("%s: new actions are refused until it works again", error)
-        self.retry_storage_at = now + STORAGE_RETRY
-        self.reject(error.reason, now)
-
-    def file_refused(self, problem: FileProblem, now: float) -> None:
-        """A deck or board met now (a game chosen, a card named) cannot be read: that game is refused."""
-        log.error("%s", problem)
-        self.reject("Bad file: game refused", now)
-        self.flash = fault_view(panel_reason(problem), title="Bad file", notice="Fix it: see the log")
-        self.flash_until = now + FAULT_SECONDS
+        if refused:
+            flashed = self.notices.flashed
+            self.reject(refused[0], now)
+            if flashed is not None:
+                self.notices.flash(flashed, self.notices.flash_until)
 
     def edge(self, button: str, pressed: bool, now: float) -> None:
         """A raw button edge (before the press detector): it wakes a dimmed or dark screen
@@ -370,93 +270,50 @@ class Box:
                 self.waking.add(button)
         self.top.edge(button, pressed, now)
 
-    def card_placed(
-        self, reader: str, uid: bytes, now: float, lying: bool = False, record: Card | None = None
-    ) -> None:
-        """A card laid on a reader (the driver reports each placement once); `lying`: it was
-        already there when the reader (re)connected; `record`: the card its tag's record names.
-
-        The record wins over the tag map (a card written on any box is known here); the map
-        is the fallback for tags without one. A record naming a card this box's decks do not
-        have is an unknown card, saying which.
-        """
-        self.end_dice_hold(now)
-        with self.guarded(now):
-            self.handle_card(reader, uid, now, lying, record)
-
-    def handle_card(self, reader: str, uid: bytes, now: float, lying: bool, record: Card | None = None) -> None:
+    def press(self, pressed: Pressed, now: float) -> None:
+        """A press, after the screen woke: the Box keeps the combo, a long BACK and ROLL; the rest goes on top."""
+        button, kind = pressed.button, PressKind(pressed.kind)
+        if set(button.split("+")) & self.waking or self.care.input(now):
+            return  # the screen was dimmed or dark: this press only woke it
+        kind = PressKind.SHORT if kind == PressKind.REPEAT else kind
+        if kind == PressKind.COMBO:
+            self.push(Confirm("Power off the box?", self.request_power_off))
+            return
+        self.dice_tray.end_hold(now)
+        if self.notices.press(now) or self.dice_tray.press(button, now):
+            return
         top = self.top
-        if self.care.input(now) and not top.raw_tags:  # the screen was dimmed or dark: not an action
-            self.say("Awake: lift the card, tap again", now)
-            return
-        card = self.tags.lookup(uid) if record is None else record
-        missing = self.not_in_decks(record) if record is not None else ""
-        if not top.raw_tags:
-            if lying:  # there before the reader (re)connected: tapped before a power cut or an unplug, not now
-                self.reject(f"Card left on reader {reader}: lift it, tap again", now)
-                return
-            if missing:
-                self.unknown_card(uid, now, missing)
-                return
-            if card is None:
-                self.unknown_card(uid, now)
-                return
-            if card[0] == PLAYER:
-                self.player_joins(card[1], now)
-                return
-        top.tag(reader, uid, card, now)
+        if not top.global_keys:
+            top.press(button, kind, now)
+        elif button == "back" and kind == PressKind.LONG:
+            self.open_box_menu()
+        elif button == "roll" and kind == PressKind.LONG:
+            self.timer.open()
+        elif button == "roll":
+            self.dice_tray.roll(top, self.game.game if self.game is not None else None, now)
+        else:
+            top.press(button, kind, now)
 
-    def player_joins(self, name: str, now: float) -> None:
-        """A player's token laid on a reader at a game's setup: that name takes the next seat."""
-        root = self.root
-        if self.top is not root or not isinstance(root, MenuScreen) or root.menu.page == "main":
-            self.reject("Player tokens join at a game's setup", now)
-            return
-        if name in self.joined:
-            self.reject(f"{name} is in already", now)
-            return
-        high = root.menu.player_range[1]
-        if len(self.joined) >= high:
-            self.reject(f"At most {high} players", now)
-            return
-        self.joined.append(name)
-        menu = replace(root.menu, players=min(high, max(root.menu.players, len(self.joined))))
-        root.menu = replace(menu, names=tuple(self.seat(high)))  # the tokens' players first, in the order they came
-        self.say(f"{name} joins: {len(self.joined)} seated", now)
-        self.sounds.append(Sound.RIGHT)
+    # ----- what screens and parts ask of the box -------------------------------------------
 
-    def seat(self, count: int) -> list[str]:
-        """The setup's first seating: those whose token joined, then the roster's names, then P3, P4..."""
-        names = list(self.joined[:count])
-        for name in self.settings.player_names(count + len(names)):
-            if len(names) == count:
-                break
-            if name not in names:
-                names.append(name if not placeholder(name) else f"P{len(names) + 1}")
-        return names
+    def say(self, text: str, now: float, seconds: float = NOTICE_SECONDS) -> None:
+        """Show `text` on the bottom line for a while; it replaces any flashed screen."""
+        self.notices.say(text, now, seconds)
 
-    def not_in_decks(self, card: Card) -> str:
-        """Why a card a tag's record names is not one of this box's (empty when it is)."""
-        game, card_id = card
-        if game == PLAYER:
-            return ""  # a player's token: any name joins
-        if game not in GAMES:
-            return f"its game {game!r} is not on this box"
-        try:
-            deck = self.deck(game)
-        except Exception as problem:  # a deck file that will not load: say so, keep the box usable
-            log.error("deck %s: %s", game, problem)
-            return f"the {game} deck will not load"
-        return "" if card_id in deck else f"{game} {card_id} is not in this box's deck"
+    def reject(self, reason: str, now: float) -> None:
+        self.say(reason, now)
+        self.play(Sound.ERROR)
 
-    def card_written(self, result: CardWritten, now: float) -> None:
-        """The reader side's answer to a write request: for the screen that asked (enrolment)."""
-        answer = getattr(self.top, "card_written", None)
-        if answer is None:
-            log.info("a card write answered after its screen closed: %s", result)
-            return
-        answer(result, now)
-        self.settle()
+    def play(self, sound: Sound) -> None:
+        self.sounds.append(sound)
+
+    def publish(self, event: Event) -> None:
+        """Tell every subscriber what happened (box/events.py); never waits for them."""
+        self.bus.publish(event)
+
+    def refuse_card(self, card: Card | None, now: float) -> None:
+        """A known card the screen on top cannot take: say why."""
+        self.reject(self.cards.refusal(card, self.game.game if self.game is not None else None), now)
 
     def request_write(self, request: WriteCard) -> bool:
         """Hand a card-record write to the reader side; False when the box has no reader to do it."""
@@ -465,337 +322,61 @@ class Box:
         self.writer(request)
         return True
 
-    def unknown_card(self, uid: bytes, now: float, why: str = "") -> None:
-        """A tag the box cannot name: `why` when its record names a card that is not here."""
-        self.reject(f"Unknown card {uid.hex()}" + (f": {why}" if why else ""), now)
-        lines = (uid.hex(), "Its record:", *wrap(why, 21)) if why else (
-            uid.hex(), "This tag is in no", "deck of this box.", "Enrol it: gravebox", "enroll GAME"
-        )
-        self.flash = View("Unknown card", tuple(lines[:5]))
-        self.flash_until = self.notice_until
-
-    def refuse_card(self, card: Card | None, now: float) -> None:
-        """A known card the screen on top cannot take: say why."""
-        game = card[0] if card is not None else ""
-        title = TITLES.get(game, game)
-        if self.game is None:
-            self.reject(f"No game running ({title} card)", now)
-        elif game != self.game.game:
-            self.reject(f"That card is from {title}", now)
-        else:
-            self.reject("Finish this screen first", now)
-
-    def reader_status(self, reader: str, online: bool, message: str, now: float) -> None:
-        self.care.input(now)  # news on the screen: shown awake (not an input to swallow, nothing is)
-        self.top.reader_status(reader, online, message, now)
-        if online:
-            if self.offline.pop(reader, None) is not None:
-                self.say(f"Reader {reader} back", now)
-        else:
-            self.offline[reader] = message
-            self.say(message, now, seconds=NOTICE_SECONDS * 2)
-            self.sounds.append(Sound.ERROR)
-
-    # ----- what screens ask of the box ---------------------------------------------------
-
-    def accepted(self, step: Step, now: float) -> None:
-        """A game step was journaled: show and play what it asks for."""
-        self.notice, self.flash = "", None
+    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> None:
+        """A game step was journaled: show and play what it asks for, and publish what happened."""
+        self.notices.clear()
         self.sounds.extend(step.sounds)
         if isinstance(step.timer, Chug):
-            self.open_timer().start_chug(now)
+            self.timer.open().start_chug(now)
         elif isinstance(step.timer, Countdown):
-            self.open_timer().start_countdown(step.timer.seconds, now)
-
-    def end_dice_hold(self, now: float) -> None:
-        """An input gives the screen back to the game at once after a roll's tumble."""
-        if self.dice_show is not None and self.dice_show.holding(now):
-            self.dice_show = None
-
-    def dice_open(self) -> bool:
-        """The free dice are on the screen (a press puts them away)."""
-        return self.dice_show is not None and not self.dice_show.closes
-
-    def roll(self, now: float) -> None:
-        """ROLL: the game's dice when it wants them, else the free dice tool."""
-        dice = self.dice.throw()
-        game_roll = self.top.wants_roll()
-        with self.journal.batch():  # the roll and the last dice: one durable write (StorageError: neither)
-            if game_roll:
-                self.top.roll(dice, now)  # what the step shows and plays waits for the commit
-            self.journal.put("dice", list(dice))
-        self.last_dice = list(dice)
-        self.sounds.append(Sound.DICE)
-        self.dice_show = DiceShow(dice, now, closes=game_roll)
-
-    def reject(self, reason: str, now: float) -> None:
-        self.say(reason, now)
-        self.sounds.append(Sound.ERROR)
-
-    def say(self, text: str, now: float, seconds: float = NOTICE_SECONDS) -> None:
-        """Show `text` on the bottom line for a while; it replaces any flashed screen."""
-        self.notice, self.notice_until = text, now + seconds
-        self.flash = None
-
-    def request_power_off(self, now: float) -> None:
-        self.power_off_requested = True
-        self.say("Powering off...", now, seconds=60)
+            self.timer.open().start_countdown(step.timer.seconds, now)
+        session = self.session
+        if session is not None:
+            for event in game_events(session, before):
+                self.publish(event)
 
     def undo(self, now: float) -> None:
-        if self.session is not None and self.session.undo():
-            self.say("Undone", now)
-            self.sounds.append(Sound.CLICK)
-        else:
+        session = self.session
+        label = session.last_action() if session is not None else None
+        if session is None or not session.undo():
             self.reject(NOTHING_TO_UNDO, now)
-
-    # ----- the box's own screens ---------------------------------------------------------
-
-    def choose(self, choice: Choice, now: float) -> None:
-        """What the main menu asked for: a game's setup, a game's start, or a tool."""
-        if choice.kind == "game":
-            rules = rules_for(choice.game)
-            root = self.root
-            assert isinstance(root, MenuScreen)
-            self.joined = []
-            seats = self.seat(rules.max_players)
-            menu = root.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players), seats)
-            defaults = self.settings.roster.defaults_for(choice.game)  # the roster's default options
-            root.menu = replace(menu, values=tuple(defaults.get(o.key, v) for o, v in zip(menu.options, menu.values)))
-        elif choice.kind == "names":
-            self.open_seats(now)
-        elif choice.kind == "start":
-            self.joined = []
-            names = list(choice.names) or None
-            try:
-                self.start_game(choice.game, now, players=choice.players, names=names, options=dict(choice.options))
-            except (GameStartError, ValueError) as problem:
-                self.reject(str(problem), now)
-            else:
-                self.remember_names(choice.names, now)
-        elif choice.tool is not None:
-            self.open_tool(choice.tool, now)
-
-    # ----- who sits where (box/seating.py) --------------------------------------------------
-
-    def open_seats(self, now: float, cursor: int = 0) -> None:
-        """The setup's seats: OK on one chooses its name; "Done" goes back to the setup."""
-        seated = self.menu.seated
-        entries = (*(f"{seat + 1} {name}" for seat, name in enumerate(seated)), "Done")
-        actions = (*(partial(self.open_names, seat) for seat in range(len(seated))), None)
-        picker = Picker("seats", "Who sits where?", entries, actions)
-        picker.cursor = min(cursor, len(seated))
-        self.push(picker)
-
-    def open_names(self, seat: int, now: float) -> None:
-        """A seat's name: one of the roster's (a seated one swaps seats), the seat's number, or a new one."""
-        current = self.menu.seated[seat]
-        names = list(dict.fromkeys((*self.settings.known_names, f"P{seat + 1}")))  # each once, in order
-        actions = tuple(partial(self.take_seat, seat, name) for name in names)
-        picker = Picker("names", f"Seat {seat + 1}: who?", (*names, "New name"), (*actions, partial(self.spell, seat)))
-        picker.cursor = names.index(current) if current in names else 0
-        self.push(picker)
-
-    def spell(self, seat: int, now: float) -> None:
-        self.push(LetterPicker(partial(self.new_name, seat)))
-
-    def new_name(self, seat: int, name: str, now: float) -> None:
-        """A name spelt on the box: the roster's own spelling when it has it already, else a new one."""
-        known = {existing.casefold(): existing for existing in self.settings.known_names}
-        self.take_seat(seat, known.get(name.casefold(), name), now)
-
-    def take_seat(self, seat: int, name: str, now: float) -> None:
-        root = self.root
-        assert isinstance(root, MenuScreen)
-        root.menu = root.menu.seat(seat, name)
-        self.open_seats(now, cursor=seat + 1)
-
-    def remember_names(self, seated: Sequence[str], now: float) -> None:
-        """The roster learns the table's new names and keeps the last table first (the next game's seats)."""
-        settings = self.settings
-        names = remembered(settings.known_names, seated)
-        if names == settings.known_names:  # nothing new (a config file's names stay the config file's)
             return
-        settings.roster = replace(settings.roster, names=names)
-        if settings.state_dir is None:
-            return
-        try:
-            save_roster(settings.roster, settings.state_dir / ROSTER_FILE)
-        except OSError as problem:  # the game goes on; the names are kept until the box restarts
-            log.error("roster not saved: %s", problem)
-            self.say(f"Names not saved: {problem.strerror or problem}", now)
-
-    def open_tool(self, tool: Tool, now: float) -> None:
-        if tool is Tool.SHOT_TIMER:
-            self.open_timer()
-        elif tool is Tool.POWER_OFF:
-            self.push(Confirm("Power off the box?", self.request_power_off))
-        elif tool is Tool.SELF_TEST:
-            from box.selftest import SelfTest
-
-            self.push(SelfTest(self.settings.readers, now, offline=self.offline, assume_online=True))
-        elif tool is Tool.ENROL:
-            actions = tuple(partial(self.open_enrolment, game) for game in GAMES)
-            names = tuple(TITLES.values())
-            self.push(Picker("picker", "Enrol which game?", (*names, "Back"), (*actions, None)))
-        elif tool is Tool.USB:
-            self.open_usb(now)
-
-    def open_timer(self) -> TimerScreen:
-        screen = TimerScreen(self.timer, on_chug=self.chugged)
-        self.push(screen)
-        return screen
-
-    def chugged(self, seconds: float, now: float) -> None:
-        self.journal.put("best_chug", self.timer.best_chug)
-        self.say(f"Chug: {seconds:.2f} s", now)
-        self.sounds.append(Sound.END)
-
-    def open_enrolment(self, game: str, now: float) -> None:
-        """Walk `game`'s deck; each tag laid on a reader becomes the card shown (saved at once)."""
-        from box.enrolment import Enrolment
-
-        path = self.settings.state_dir / TAGS_FILE if self.settings.state_dir is not None else None
-        deck = self.deck(game)
-        walked = all(self.tags.uid_of(game, card_id) is not None for card_id in deck.cards)
-        self.push(
-            Enrolment(
-                game,
-                deck,
-                self.tags,
-                path=path,
-                names=lambda other, card_id: self.deck(other).name_of(card_id),
-                title=f"Enrol {rules_for(game).title}",
-                every_card=walked,  # every card has a tag already: walk the deck again from the top
-            )
-        )
-
-    # ----- the tag map on a USB stick (box/tagtransfer.py) ------------------------------------
-
-    def open_usb(self, now: float) -> None:
-        """Save the whole tag map to a stick, or load one from it (a second box's cards)."""
-        if self.usb_busy:
-            self.say(f"Busy: {self.usb_busy}", now)
-            return
-        actions = (partial(self.start_transfer, SAVE), partial(self.start_transfer, LOAD), None)
-        self.push(Picker("usb", "USB stick", ("Save tags to USB", "Load tags from USB", "Back"), actions))
-
-    def start_transfer(self, job: str, now: float) -> None:
-        """Hand a save or a load to the worker; the screen says so until its answer comes."""
-        if self.usb_busy:
-            self.say(f"Busy: {self.usb_busy}", now)
-            return
-        if self.transfer is None:
-            self.reject("No USB service on this box", now)
-            return
-        decks = {}
-        for game in GAMES:  # the import is checked against them, the export names the cards
-            try:
-                decks[game] = self.deck(game)
-            except Exception as problem:  # a deck that will not load: its tags are not checked/named
-                log.error("deck %s not loaded for the USB stick: %s", game, problem)
-        try:
-            self.transfer(job, self.tags, decks)
-        except RuntimeError as problem:  # no thread to be had
-            log.error("USB %s not started: %s", job, problem)
-            self.reject(f"USB failed: {problem}", now)
-            return
-        self.usb_busy = BUSY[job]
-        self.say(self.usb_busy, now)
-
-    def tags_moved(self, result: TagsMoved, now: float) -> None:
-        """A USB job's answer: said; a load's tags replace the map's after a question, if any would change."""
-        self.usb_busy = ""
-        self.care.input(now)  # news on the screen: shown awake
-        if result.imported is None:
-            if not result.ok:
-                self.reject(result.answer, now)
-            else:
-                self.say(result.answer, now)
-                self.sounds.append(Sound.RIGHT)
-            return
-        replaced = self.replaced_by(result.imported)
-        apply = partial(self.take_tags, result.imported, result.answer)
-        if replaced:
-            self.push(Confirm(f"Replace {replaced} tag{'s' if replaced != 1 else ''}?", apply))
-            self.say(result.answer, now)
-        else:
-            apply(now)
-
-    def replaced_by(self, imported: TagMap) -> int:
-        """How many of the map's tags an import changes (the simulator's made-up tags do not count)."""
-        merged = TagMap(self.tags.cards)
-        merged.merge(imported)
-        return sum(
-            1
-            for uid, card in self.tags.cards.items()
-            if merged.cards.get(uid) != card and uid != simulated_uid(*card)
-        )
-
-    def take_tags(self, imported: TagMap, answer: str, now: float) -> None:
-        """Merge a checked import over the tag map and save it as enrolment does (tags.csv)."""
-        merged = TagMap(self.tags.cards)
-        merged.merge(imported)
-        if self.settings.state_dir is not None:
-            try:
-                merged.save(self.settings.state_dir / TAGS_FILE)
-            except OSError as problem:
-                log.error("imported tag map not saved: %s", problem)
-                self.reject(f"Not saved: {problem.strerror or problem}", now)
-                return
-        self.tags.cards.clear()  # the same map object: the screens that hold it see the new tags
-        self.tags.cards.update(merged.cards)
-        self.say(answer, now)
-        self.sounds.append(Sound.RIGHT)
+        self.say("Undone", now)
+        self.play(Sound.CLICK)
+        self.publish(Undone(session.record.name, label or ""))
 
     def open_box_menu(self) -> None:
+        """The long-BACK menu: undo, abandon the game, the sound."""
         label = self.session.last_action() if self.session is not None else None
         entries: tuple[str, ...] = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
         actions: tuple[Callable[[float], None] | None, ...] = (self.undo,)
         if self.session is not None:
             entries += ("Abandon game",)
-            actions += (lambda now: self.push(Confirm("Abandon this game?", self.leave_game)),)
-        entries += (f"Sound: {'muted' if self.muted else self.volume}",)
-        actions += (self.open_sound,)
+            actions += (self.lobby.ask_abandon,)
+        entries += (f"Sound: {self.sound.label()}",)
+        actions += (self.sound.open,)
         self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
 
-    def open_sound(self, now: float) -> None:
-        """The sound picker: a volume level, or mute (which keeps the level for later)."""
-        levels = tuple(level.capitalize() for level in VOLUME_LEVELS)
-        actions = tuple(partial(self.set_sound, level, False) for level in VOLUME_LEVELS)
-        toggle = "Unmute" if self.muted else "Mute"
-        picker = Picker(
-            "sound", "Sound", (*levels, toggle, "Back"), (*actions, partial(self.set_sound, self.volume, not self.muted), None)
-        )
-        picker.cursor = len(levels) if self.muted else VOLUME_LEVELS.index(self.volume)
-        self.push(picker)
+    def request_power_off(self, now: float) -> None:
+        self.power_off_requested = True
+        self.say("Powering off...", now, seconds=60)
 
-    def set_sound(self, volume: str, muted: bool, now: float) -> None:
-        """Set the volume level and mute (kept in the journal across restarts); a click at the new level."""
-        self.volume, self.muted = volume, muted
-        self.journal.put("sound", {"volume": volume, "muted": muted})
-        self.say(f"Sound: {'muted' if muted else volume}", now)
-        if not muted:
-            self.sounds.append(Sound.CLICK)
-
-    # ----- time -----------------------------------------------------------------------
+    # ----- time and output --------------------------------------------------------------
 
     def advance(self, now: float) -> None:
-        """Let time pass: the shot timer's ticks, a game roll's animation, notices, the screens."""
+        """Let time pass: the shot timer's ticks, a game roll's animation, notices, the screens, the storage."""
         self.care.advance(now)
-        self.sounds.extend(self.timer.advance(now))
+        self.timer.advance(now)
         for screen in self.screens:
             screen.advance(now)
             self.sounds.extend(screen.take_sounds())
         self.settle()
-        if self.dice_show is not None and self.dice_show.closes and now >= self.dice_show.closes_at():
-            self.dice_show = None
-        if self.notice and now >= self.notice_until:
-            self.notice = ""
-        if self.flash is not None and now >= self.flash_until:
-            self.flash = None
+        self.dice_tray.advance(now)
+        self.notices.advance(now)
         if self.journal.fault is not None and now >= self.retry_storage_at:
             if self.journal.healthy():
                 self.say("Storage works again", now)
+                self.publish(StorageBack())
             else:
                 self.retry_storage_at = now + STORAGE_RETRY
 
@@ -804,14 +385,10 @@ class Box:
         deadlines = [
             self.timer.next_deadline(),
             self.care.next_deadline(),
+            self.notices.next_deadline(),
             *(screen.next_deadline(now) for screen in self.screens),
+            *self.dice_tray.deadlines(now),
         ]
-        if self.dice_show is not None:
-            deadlines += [self.dice_show.thrown + t for t in DICE_ANIMATION if self.dice_show.thrown + t > now]
-            if self.dice_show.closes:
-                deadlines.append(self.dice_show.closes_at())
-        if self.notice:
-            deadlines.append(self.notice_until)
         if self.journal.fault is not None:
             deadlines.append(max(self.retry_storage_at, now))
         return min((d for d in deadlines if d is not None), default=None)
@@ -822,45 +399,43 @@ class Box:
             sounds.extend(screen.take_sounds())
         return sounds
 
-    # ----- output ---------------------------------------------------------------------
-
     def frame(self, now: float) -> Image.Image | None:
         """A ready-made image to show instead of rendering the screen (test patterns, progress bar)."""
-        return self.top.image(now) if self.dice_show is None else None
+        return self.top.image(now) if self.dice_tray.show is None else None
 
     def screen(self, now: float) -> View:
-        """What the OLED shows now."""
-        view = self.base_view(now)
-        notice = self.notice if self.notice and now < self.notice_until else ""
-        if not notice and self.usb_busy:
-            notice = self.usb_busy
+        """What the OLED shows now: the flashed screen, the dice or the top screen, and the bottom line."""
+        view = self.notices.flash_at(now) or self.dice_tray.view(now) or self.top.view(now)
+        notice = self.notices.text_at(now) or self.stick.busy
         if not notice and self.journal.fault is not None:  # until writes work again
             notice = self.journal.fault.reason
-        if not notice and self.offline:
-            notice = "! reader " + ", ".join(sorted(self.offline)) + " off"
-
-        return replace(view, notice=notice or view.notice)
-
-    def base_view(self, now: float) -> View:
-        if self.flash is not None and now < self.flash_until:
-            return self.flash
-        if self.dice_show is not None:
-            return View("Dice", dice=self.dice_show.face(now))
-        return self.top.view(now)
-
-    def screen_name(self) -> str:
-        return "dice" if self.dice_show is not None else self.top.name
+        return replace(view, notice=notice or self.readers.notice() or view.notice)
 
     def dump(self, now: float) -> dict[str, Any]:
         """The state dump (docs/state.md): the box's keys, the game's and the screens' own."""
         data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
         for screen in self.screens:
             data.update(screen.dump())
-        data["dice"] = {"last": self.last_dice}
-        data["timer"] = self.timer.dump(now)
-        data["screen"] = self.screen_name()
-        data["notice"] = self.notice if now < self.notice_until else ""
-        data["readers_offline"] = sorted(self.offline)
+        data["dice"] = self.dice_tray.dump()
+        data["timer"] = self.timer.timer.dump(now)
+        data["screen"] = "dice" if self.dice_tray.show is not None else self.top.name
+        data["notice"] = self.notices.text_at(now)
+        data["readers_offline"] = sorted(self.readers.offline)
         data["display"] = self.care.state()
-        data["sound"] = {"volume": self.volume, "muted": self.muted}
+        data["sound"] = self.sound.dump()
+        data["subscribers"] = self.bus.stats()
         return data
+
+
+def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
+    """What an accepted step did, as events: the action, the game's own moments, the turn, the end."""
+    game, rules, state = session.record.name, session.rules, session.state
+    after = rules.dump(state)
+    events: list[Event] = [ActionAccepted(game, session.last_action() or "", before.get("current_player"))]
+    events += rules.events(session.before, state) if session.before is not None else ()
+    player = after.get("current_player")
+    if player is not None and player != before.get("current_player"):
+        events.append(TurnPassed(game, player))
+    if after.get("over") and not before.get("over"):
+        events.append(GameOver(game, rules.title, tuple(after.get("winners", ())), {}))
+    return events

@@ -21,10 +21,16 @@ import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from box.events import ChugTimed, TimerDone
 from box.games.base import View
 from box.screen import BaseScreen
 from box.words import PressKind, Sound
+
+if TYPE_CHECKING:
+    from box.journal import Journal
+    from box.screen import Host
 
 Dice = tuple[int, int]
 
@@ -213,3 +219,39 @@ class TimerScreen(BaseScreen):
             return View("Countdown", ("seconds left", "OK: again  BACK: close"), big=f"{timer.remaining(now):.1f}")
         state = "running" if timer.state == "stopwatch" else "OK: start"
         return View("Chug stopwatch", (f"{timer.running_time(now):6.2f} s", state, best))
+
+
+class ShotTimerTool:
+    """The box's one shot timer: opened by a long ROLL or a game's step; the best chug kept in the journal.
+
+    One part of the Box (box/service.py): it lets the timer's time pass (its ticks and end are
+    sounds, its end and each chug are events).
+    """
+
+    JOURNAL_KEY = "best_chug"
+
+    def __init__(self, journal: Journal, host: Host):
+        self.journal, self.host = journal, host
+        self.timer = ShotTimer(best_chug=journal.get(self.JOURNAL_KEY, kind=(int, float)))
+
+    def open(self) -> TimerScreen:
+        screen = TimerScreen(self.timer, on_chug=self.chugged)
+        self.host.push(screen)
+        return screen
+
+    def chugged(self, seconds: float, now: float) -> None:
+        """A chug timed: the best kept (journaled), the time said."""
+        best = self.journal.get(self.JOURNAL_KEY, kind=(int, float))
+        self.journal.put(self.JOURNAL_KEY, self.timer.best_chug)
+        self.host.say(f"Chug: {seconds:.2f} s", now)
+        self.host.play(Sound.END)
+        self.host.publish(ChugTimed(seconds, best is None or seconds < best))
+
+    def advance(self, now: float) -> None:
+        for sound in self.timer.advance(now):
+            self.host.play(sound)
+            if sound == Sound.END:
+                self.host.publish(TimerDone(self.timer.duration))
+
+    def next_deadline(self) -> float | None:
+        return self.timer.next_deadline()

@@ -27,7 +27,7 @@ from box.sim.world import SimulatedBox
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 world = SimulatedBox(state_dir=Path(sys.argv[1]), seed=3)
-world.box.start_game("dead-set", world.now, players=3)
+world.box.lobby.start_game("dead-set", world.now, players=3)
 world.advance(5.0)
 cards = list(world.decks["dead-set"].cards)
 
@@ -91,7 +91,7 @@ def test_a_bad_deck_met_when_a_game_is_chosen_refuses_that_game_and_the_box_goes
     assert view.notice == "Bad file: game refused"
     box.button("ok", "short", 2.0)  # a press puts the reason away: the menu is there again
     assert box.screen(2.0).title != "Bad file"
-    box.start_game("dead-set", 3.0, players=2)  # another game's deck is fine
+    box.lobby.start_game("dead-set", 3.0, players=2)  # another game's deck is fine
     assert box.session is not None
 
 

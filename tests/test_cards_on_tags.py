@@ -57,13 +57,13 @@ def test_a_card_enrolled_on_one_box_is_known_on_a_second_box_with_an_empty_tag_m
     second = SimulatedBox(tmp_path / "second")  # its own state: nothing enrolled there
     try:
         assert second.box.tags.lookup(FRESH) is None
-        second.box.start_game("dead-set", second.now, players=2)
+        second.box.lobby.start_game("dead-set", second.now, players=2)
         second.advance(0.5)
         session = second.box.session
         assert session is not None
         before = session.count
         lay(second, "left", tag)
-        assert not second.box.notice.startswith("Unknown card"), second.box.notice
+        assert not second.box.notices.text.startswith("Unknown card"), second.box.notices.text
         assert session.count == before + 1  # the game took the tap as that card
     finally:
         second.close()
@@ -73,10 +73,10 @@ def test_a_record_naming_a_card_this_box_lacks_is_an_unknown_card_saying_which(t
     world = SimulatedBox(tmp_path)
     try:
         lay(world, "left", SimNtag(OTHER, card=("dead-set", "ds999")))
-        assert world.box.notice == "Unknown card 04c0ffee654321: dead-set ds999 is not in this box's deck"
+        assert world.box.notices.text == "Unknown card 04c0ffee654321: dead-set ds999 is not in this box's deck"
         take(world, "left")
         lay(world, "left", SimNtag(FRESH))  # blank, and in no tag map
-        assert world.box.notice == "Unknown card 04c0ffee123456"
+        assert world.box.notices.text == "Unknown card 04c0ffee123456"
     finally:
         world.close()
 

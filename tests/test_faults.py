@@ -36,7 +36,7 @@ def world(tmp_path: Path):
 
 
 def start_dead_set(world: SimulatedBox) -> None:
-    world.box.start_game("dead-set", world.now, players=3)
+    world.box.lobby.start_game("dead-set", world.now, players=3)
     world.advance(5.0)  # the start notice goes
 
 
@@ -104,7 +104,7 @@ def test_garbage_on_the_line_never_yields_a_card(world: SimulatedBox, noise: lis
     world.advance(2.0)
     assert placed == before, f"garbage made a card: {placed[len(before) :]}"
     assert all(seen == uid for seen in placed)
-    assert "Unknown card" not in world.box.notice
+    assert "Unknown card" not in world.box.notices.text
     chip.lift()
     world.advance(0.5)
 

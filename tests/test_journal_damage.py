@@ -45,9 +45,9 @@ def played_states(folder: Path) -> list[dict[str, bytes]]:
     """The files of a journal after a game: as a clean stop leaves them, and as a power cut does."""
     path = folder / "journal.db"
     box, _ = boot(path)
-    box.start_game("deadlines", 0.0, players=2)
-    box.leave_game(1.0)  # a finished game too
-    box.start_game("dead-set", 2.0, players=3)
+    box.lobby.start_game("deadlines", 0.0, players=2)
+    box.lobby.leave_game(1.0)  # a finished game too
+    box.lobby.start_game("dead-set", 2.0, players=3)
     for n, card in enumerate(list(DECKS["dead-set"].cards)[:12]):
         box.game.act(Tap("middle", card), 3.0 + n)
     box.dice.queue(3, 4)

@@ -9,6 +9,7 @@ import pytest
 
 from box.cards import check_decks_folder
 from box.errors import DeckError
+from box.messages import ReaderStatus
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any folder: the refusal is for other users")
@@ -145,7 +146,7 @@ def test_volume_and_mute_from_the_box_menu_survive_a_restart() -> None:
     box.button("ok", "short", 3.2)  # Low
     assert box.dump(3.2)["sound"] == {"volume": "low", "muted": False}
     assert "click" in [str(s) for s in box.take_sounds()], "heard at the new level"
-    box.open_sound(4.0)
+    box.sound.open(4.0)
     box.top.cursor = 3
     box.button("ok", "short", 4.1)  # Mute
     assert box.dump(4.1)["sound"] == {"volume": "low", "muted": True}
@@ -171,11 +172,11 @@ def test_the_whole_box_dims_its_panel_swallows_the_waking_press_and_plays_at_the
         world.advance(700.0)
         assert world.parts.pusher.panel[1] is False, "dark after ten idle minutes"
 
-        world.box.set_sound("low", False, world.now)  # what the sound picker does
+        world.box.sound.set("low", False, world.now)  # what the sound picker does
         world.advance(0.01)
         assert world.parts.buzzer.state() == {"volume": "low", "muted": False}
         assert world.parts.mock_factory.pin(world.pinmap.buzzer.pin).state == pytest.approx(0.04)
-        world.box.set_sound("low", True, world.now)
+        world.box.sound.set("low", True, world.now)
         world.advance(0.01)
         assert world.parts.buzzer.muted and world.parts.mock_factory.pin(world.pinmap.buzzer.pin).state == 0
     finally:
@@ -186,7 +187,7 @@ def test_a_reader_going_off_or_coming_back_wakes_the_screen_to_say_so() -> None:
     box = make_box()
     box.advance(0.0)
     box.advance(700.0)
-    box.reader_status("left", False, "reader left: unplugged (pn532sim://left): check its cable", 700.0)
+    box.take(ReaderStatus("left", False, "reader left: unplugged (pn532sim://left): check its cable"), 700.0)
     assert box.dump(700.0)["display"]["blank"] is False
     box.card_placed("left", bytes.fromhex("04a1b2c3"), 701.0)
     assert box.dump(701.0)["notice"].startswith("Unknown card"), "awake already: the card is read"

@@ -102,7 +102,7 @@ def test_an_uploaded_deck_is_used_from_the_next_game(world: SimulatedBox) -> Non
     uploaded.mkdir()
     (uploaded / "dead-set.csv").write_text("id,name,age\nds901,Zed Zero,50\nds902,Zoe Two,60\n")
     send(world, "decks-changed")
-    world.box.start_game("dead-set", world.now, names=["Ann", "Bob"])
+    world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
     assert list(world.box.session.deck.cards) == ["ds901", "ds902"]
     assert world.box.session.record.decks == str(uploaded)  # the history replays it with that deck
 

@@ -23,7 +23,7 @@ def press(box: Box, *buttons: str, kind: str = "short") -> None:
 
 def dead_set_setup(box: Box) -> None:
     press(box, "down", "ok", "ok")  # Dead Set, 2 players, the setup page
-    assert box.menu.entries()[:2] == ["START", "Names: Ann, Bob"]
+    assert box.root.menu.entries()[:2] == ["START", "Names: Ann, Bob"]
 
 
 def test_a_default_game_takes_the_rosters_first_names_in_two_presses():
@@ -80,7 +80,7 @@ def test_a_name_spelt_like_a_roster_name_is_that_name():
         press(box, "down")  # a -> n
     press(box, "ok", "ok")  # Ann
     press(box, "ok", kind="long")
-    assert box.menu.seated == ("Bob", "Ann")  # the roster's Ann, who swapped seats
+    assert box.root.menu.seated == ("Bob", "Ann")  # the roster's Ann, who swapped seats
 
 
 def test_a_roster_that_cannot_be_saved_is_said_and_the_game_goes_on(tmp_path: Path):
@@ -96,7 +96,7 @@ def test_a_roster_that_cannot_be_saved_is_said_and_the_game_goes_on(tmp_path: Pa
 def test_placeholders_fill_the_seats_the_roster_has_no_name_for():
     box = make_box(None, names=("Ann",))
     press(box, "down", "ok", "up", "up", "ok")  # Dead Set, 4 players
-    assert box.menu.entries()[1] == "Names: Ann, P2, P3, P4"
+    assert box.root.menu.entries()[1] == "Names: Ann, P2, P3, P4"
 
 
 def test_the_config_files_names_do_not_become_a_roster_by_being_played(tmp_path: Path):

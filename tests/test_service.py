@@ -15,8 +15,9 @@ DECKS = Path(__file__).parent / "scenarios" / "box" / "decks"
 
 def make_box(journal: Journal | None = None) -> Box:
     journal = journal or Journal(":memory:")
-    box = Box(journal, TagMap(), DiceCup(die=lambda: 2), Settings(names=("Ann", "Bob", "Cid"), decks_dir=DECKS))
-    box.tags = TagMap.simulated([box.deck("deck-of-death"), box.deck("dead-set")])
+    tags = TagMap()
+    box = Box(journal, tags, DiceCup(die=lambda: 2), Settings(names=("Ann", "Bob", "Cid"), decks_dir=DECKS))
+    tags.merge(TagMap.simulated([box.lobby.deck("deck-of-death"), box.lobby.deck("dead-set")]))
     return box
 
 
@@ -26,14 +27,14 @@ def press(box: Box, button: str, now: float = 1.0, kind: str = "short") -> None:
 
 def test_the_menu_starts_a_game_with_default_options():
     box = make_box()
-    titles = box.menu.entries()
+    titles = box.root.menu.entries()
     for _ in range(titles.index("Deck of Death")):
         press(box, "down")
     press(box, "ok")  # the game
-    assert box.menu.page == "players"
+    assert box.root.menu.page == "players"
     press(box, "up")  # 3 players
     press(box, "ok")  # to the options
-    assert box.menu.entries() == ["START", "Names: Ann, Bob, Cid", "Forfeits: drinks", "Fail costs: none", "Blue card: rule"]
+    assert box.root.menu.entries() == ["START", "Names: Ann, Bob, Cid", "Forfeits: drinks", "Fail costs: none", "Blue card: rule"]
     press(box, "down")
     press(box, "down")
     press(box, "ok")  # forfeits -> points
@@ -53,18 +54,18 @@ def test_a_number_option_is_set_both_ways_in_a_few_presses():
     press(box, "down")
     press(box, "ok")  # Dead Set
     press(box, "ok")  # 2 players, to the options
-    numbers = [i for i, option in enumerate(box.menu.options, start=FIRST_OPTION) if not option.choices]
-    assert box.menu.entries()[numbers[0]] == "Celebrities to win: 13"
+    numbers = [i for i, option in enumerate(box.root.menu.options, start=FIRST_OPTION) if not option.choices]
+    assert box.root.menu.entries()[numbers[0]] == "Celebrities to win: 13"
     for _ in range(numbers[0]):
         press(box, "down")
-    before = int(box.menu.values[numbers[0] - FIRST_OPTION])
+    before = int(box.root.menu.values[numbers[0] - FIRST_OPTION])
     press(box, "ok")  # edit the number
     press(box, "up")
     press(box, "up")
     press(box, "down")
     press(box, "ok")  # done
-    assert int(box.menu.values[numbers[0] - FIRST_OPTION]) == before + 1
-    assert not box.menu.editing
+    assert int(box.root.menu.values[numbers[0] - FIRST_OPTION]) == before + 1
+    assert not box.root.menu.editing
 
 
 @pytest.mark.parametrize(
@@ -80,7 +81,7 @@ def test_a_number_option_is_set_both_ways_in_a_few_presses():
 def test_a_game_that_cannot_start_says_why_and_journals_nothing(kwargs, reason):
     box = make_box()
     with pytest.raises(GameStartError, match=reason):
-        box.start_game(now=0.0, **kwargs)
+        box.lobby.start_game(now=0.0, **kwargs)
     assert box.session is None
     assert box.journal.unfinished_game() is None
 
@@ -88,14 +89,14 @@ def test_a_game_that_cannot_start_says_why_and_journals_nothing(kwargs, reason):
 def test_refused_taps_say_why_and_change_nothing():
     box = make_box()
     box.card_placed("left", simulated_uid("deck-of-death", "dd7"), now=0.5)
-    assert box.notice.startswith("No game running")
-    box.start_game("deck-of-death", now=1.0)
+    assert box.notices.text.startswith("No game running")
+    box.lobby.start_game("deck-of-death", now=1.0)
     before = box.dump(1.0)
     box.take_sounds()
     box.card_placed("left", bytes.fromhex("04010203040506"), now=2.0)
-    assert box.notice == "Unknown card 04010203040506"
-    box.card_placed("left", simulated_uid("dead-set", next(iter(box.deck("dead-set").cards))), now=2.5)
-    assert box.notice == "That card is from Dead Set"
+    assert box.notices.text == "Unknown card 04010203040506"
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.lobby.deck("dead-set").cards))), now=2.5)
+    assert box.notices.text == "That card is from Dead Set"
     assert box.take_sounds() == ["error", "error"]
     after = box.dump(2.5)
     assert {k: v for k, v in after.items() if k != "notice"} == {k: v for k, v in before.items() if k != "notice"}
@@ -103,7 +104,7 @@ def test_refused_taps_say_why_and_change_nothing():
 
 def test_undo_needs_a_confirmation_and_takes_back_one_action():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     press(box, "ok")  # draw phase done
     box.dice.queue(4, 5)
     press(box, "roll")
@@ -121,7 +122,7 @@ def test_undo_needs_a_confirmation_and_takes_back_one_action():
 
 def test_the_undo_label_says_what_it_undoes():
     box = make_box()
-    box.start_game("dead-set", now=0.0)
+    box.lobby.start_game("dead-set", now=0.0)
     press(box, "ok")  # Ann sticks
     press(box, "back", kind="long")
     assert box.screen(1.0).lines[0] == "Undo: Ann sticks"
@@ -129,17 +130,17 @@ def test_the_undo_label_says_what_it_undoes():
 
 def test_nothing_to_undo_is_said():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     press(box, "back", kind="long")
     assert box.screen(0.0).lines[0] == "Nothing to undo"
     press(box, "ok")
-    assert box.notice == "Nothing to undo"
+    assert box.notices.text == "Nothing to undo"
 
 
 def test_a_new_box_on_the_same_journal_resumes_the_game(tmp_path):
     journal = Journal(tmp_path / "journal.db")
     box = make_box(journal)
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     press(box, "ok")
     box.dice.queue(3, 3)
     press(box, "roll")
@@ -153,7 +154,7 @@ def test_a_new_box_on_the_same_journal_resumes_the_game(tmp_path):
 
 def test_a_game_roll_shows_its_real_faces_after_the_tumble_until_a_second_or_an_input():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     press(box, "ok", now=0.5)  # drawn
     box.dice.queue(6, 6)
     press(box, "roll", now=1.0)
@@ -175,7 +176,7 @@ def test_a_game_roll_shows_its_real_faces_after_the_tumble_until_a_second_or_an_
 
 def test_a_free_roll_is_not_a_game_action():
     box = make_box()
-    box.start_game("dead-set", now=0.0)
+    box.lobby.start_game("dead-set", now=0.0)
     box.dice.queue(6, 5)
     press(box, "roll")  # Dead Set wants no dice: the free dice tool
     assert box.dump(1.0)["dice"]["last"] == [6, 5]
@@ -199,7 +200,7 @@ def test_power_off_needs_the_chord_and_a_confirmation():
 
 def test_after_the_end_a_long_ok_goes_back_to_the_menu():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     press(box, "ok", kind="long")  # Deck of Death: "enough chaos?"
     press(box, "ok")
     assert box.dump(1.0)["over"] is True
@@ -212,7 +213,7 @@ def test_after_the_end_a_long_ok_goes_back_to_the_menu():
 
 def test_the_shot_timer_opens_from_a_game_and_comes_back_to_it():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     press(box, "roll", kind="long")
     assert box.screen(0.0).title == "Shot timer"
     press(box, "ok")  # countdown: set
@@ -228,7 +229,7 @@ def test_the_shot_timer_opens_from_a_game_and_comes_back_to_it():
 
 def test_an_unknown_tag_gets_its_own_screen_until_a_press_or_a_moment():
     box = make_box()
-    box.start_game("deck-of-death", now=0.0)
+    box.lobby.start_game("deck-of-death", now=0.0)
     box.card_placed("middle", bytes.fromhex("04aabbccdd"), now=1.0)
     screen = box.screen(1.5)
     assert screen.title == "Unknown card"

@@ -60,7 +60,7 @@ def test_a_box_put_together_on_fakes_leaves_the_tag_io_and_the_simulated_chips_t
     run = subprocess.run([sys.executable, "-c", A_FAKE_BOX_UP], env=env, capture_output=True, text=True, check=True)
     at_ready, with_readers = run.stdout.splitlines()
     renders, *modules = at_ready.split()
-    assert int(renders) == 1 and "box.ports.nfc.events" in modules and "box.ports.nfc.writes" in modules
+    assert int(renders) == 1 and "box.messages" in modules
     # the reader's driver (its frames and commands), reading and writing a tag's record (the NTAG
     # model, ndeflib) and the simulated chips come with the reader threads, after READY
     later = {"box.ports.nfc.reader", "box.ports.nfc.codec", "box.ports.nfc.commands"}

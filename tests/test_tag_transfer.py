@@ -221,7 +221,7 @@ def answered(world: SimulatedBox) -> str:
     """Wait for the worker's answer, let the loop take it; what the screen says."""
     assert world.transfers.join(10.0)
     world.advance(0.1)
-    assert not world.box.usb_busy
+    assert not world.box.stick.busy
     return world.box.screen(world.now).notice
 
 
@@ -330,9 +330,9 @@ def test_the_loop_goes_on_while_the_stick_is_slow_and_the_tool_says_it_is_busy(t
         assert world.box.screen(world.now).notice == "Saving to USB…"
         world.advance(5.0)  # the notice's time is up: the screen still says it
         assert world.box.screen(world.now).notice == "Saving to USB…"
-        cursor = world.box.menu.cursor
+        cursor = world.box.root.menu.cursor
         world.press("down")  # the loop takes presses meanwhile
-        assert world.box.menu.cursor == cursor + 1
+        assert world.box.root.menu.cursor == cursor + 1
         world.press("up")
         world.press("ok")  # USB stick again: refused politely, no second job
         assert world.box.screen_name() == "menu"

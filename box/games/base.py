@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from box.cards import Deck
+from box.events import Event
 from box.words import BUTTONS as BUTTONS
 from box.words import READERS as READERS
 from box.words import Sound as Sound
@@ -175,6 +176,9 @@ class Rules(Protocol[S]):
 
     def describe(self, before: S | None, action: Action, after: S) -> str | None:
         """What `action` did, for the undo label ("Ann sticks"), or None to let the box say the action."""
+
+    def events(self, before: S, after: S) -> tuple[Event, ...]:
+        """The game's own moments an action made, from the states around it (box/events.py)."""
 
     def is_over(self, state: S) -> bool:
         """True once the game has ended (it then accepts nothing but scrolling)."""

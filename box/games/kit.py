@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from box.cards import Deck
+from box.events import Event
 from box.games.base import Action, Option, Rejected, Setup, Step, View
 from box.words import LINE_CHARS, TEXT_LINES
 
@@ -83,6 +84,8 @@ class Rulebook(Generic[S]):
     secret: Callable[[S, str], bool] = lambda state, card: False  # a card the table must not see named
     describe: Callable[[S | None, Action, S], str | None] = lambda before, action, after: told(before, after)
     """What an action did, for the undo label ("Ann sticks"): (state before or None, action, state after)."""
+    events: Callable[[S, S], tuple[Event, ...]] = lambda before, after: ()
+    """The game's own moments an action made (a column completed, a lap...): (state before, state after)."""
 
     @property
     def min_players(self) -> int:

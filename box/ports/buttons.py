@@ -22,19 +22,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
+from box.messages import Edge
 from box.pinmap import PinUnavailable
 
 EventKind = Literal["short", "long", "repeat", "combo"]
 COMBO_BUTTON = "back+ok"
 SLACK = 1e-6  # a deadline this close to `now` is due: float sums like 1.6 + 7 * 0.2 land a hair late
-
-
-class Edge(NamedTuple):
-    """A raw level change of one button, stamped with the time it was seen."""
-
-    button: str
-    pressed: bool
-    at: float
 
 
 class ButtonEvent(NamedTuple):

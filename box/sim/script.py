@@ -229,7 +229,7 @@ class ScriptRunner:
         players = options.pop("players", None)
         names = options.pop("names", None)
         try:
-            self.world.box.start_game(
+            self.world.box.lobby.start_game(
                 words[0],
                 self.world.now,
                 players=int(players) if players is not None else None,

@@ -22,7 +22,7 @@ from typing import Any
 from box.cards import Deck
 from box.games import TITLES
 from box.games.base import Action, Option, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
-from box.games.dead_fellas import cards, screens
+from box.games.dead_fellas import cards, events, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     DEALT_MOOKS,
@@ -607,5 +607,6 @@ def secret(game: Game, card: str) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret
+    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
+    events=events.happened,
 )

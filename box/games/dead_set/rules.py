@@ -25,7 +25,7 @@ from itertools import pairwise
 from box.cards import Deck
 from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
-from box.games.dead_set import cards, screens
+from box.games.dead_set import cards, events, screens
 from box.games.dead_set.state import BUST_OVER, GRAVEYARD_SLOTS, OPTIONS, HouseRules, Phase, Result, State, dump
 from box.games.kit import Rulebook, Stage, fit, set_at
 from box.words import LINE_CHARS
@@ -280,4 +280,7 @@ def is_over(state: State) -> bool:
     return state.phase is Phase.OVER
 
 
-RULES = Rulebook(cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over)
+RULES = Rulebook(
+    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
+    events=events.happened,
+)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from box.cards import Deck
 from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
-from box.games.deadlines import cards, screens
+from box.games.deadlines import cards, events, screens
 from box.games.deadlines.cards import OLDEST_AGE, compare, compare_spans
 from box.games.deadlines.state import (
     COLUMN_LABELS,
@@ -427,5 +427,5 @@ def is_over(game: Game) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
-    describe=screens.describe,
+    describe=screens.describe, events=events.happened,
 )

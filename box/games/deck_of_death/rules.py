@@ -26,7 +26,7 @@ from dataclasses import replace
 from box.cards import Deck
 from box.games import TITLES
 from box.games.base import Action, Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
-from box.games.deck_of_death import cards, screens
+from box.games.deck_of_death import cards, events, screens
 from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
 from box.games.deck_of_death.state import (
     DUEL_STYLES,
@@ -690,5 +690,6 @@ def is_over(state: State) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll
+    cards.NAME, TITLES[cards.NAME], (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
+    events=events.happened,
 )

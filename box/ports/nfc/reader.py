@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import serial
 
+from box.messages import CardLifted, CardPlaced, CardWritten, ReaderEvent, ReaderStatus, WriteCard, WriteOutcome
 from box.ports.nfc.codec import ACK, CHIP_TO_HOST, Ack, ErrorFrame, Frame, FrameDecoder, Nack, Response, encode_command
 from box.ports.nfc.commands import (
     MAX_RETRIES,
@@ -52,8 +53,6 @@ from box.ports.nfc.commands import (
     parse_firmware,
     parse_target,
 )
-from box.ports.nfc.events import CardLifted, CardPlaced, ReaderEvent, ReaderStatus
-from box.ports.nfc.writes import CardWritten, WriteCard, WriteOutcome
 
 if TYPE_CHECKING:
     from box.ports.nfc.ntag import Identity

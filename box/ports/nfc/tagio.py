@@ -4,13 +4,14 @@ The functions take ``transceive``: send one tag command through InDataExchange a
 answer's ``Status [data]`` (parsed here: a non-zero status is a
 :class:`~box.ports.nfc.commands.TagError`), so they run on the reader's side, between InListPassiveTarget and InRelease, and are tested
 against the simulated chip. The request and its answer (:class:`WriteCard`, :class:`CardWritten`)
-live in :mod:`box.ports.nfc.writes`: the box's start needs them, not this module.
+live in :mod:`box.messages`: the box's start needs them, not this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from box.messages import CardWritten, WriteCard, WriteOutcome
 from box.ports.nfc.commands import PAGE_SIZE, TagError, Target, parse_exchange, parse_read, read_params, write_params
 from box.ports.nfc.ntag import (
     CC_READ_ONLY,
@@ -30,7 +31,6 @@ from box.ports.nfc.ntag import (
     parse_cc,
     write_plan,
 )
-from box.ports.nfc.writes import CardWritten, WriteCard, WriteOutcome
 
 Transceive = Callable[[bytes], bytes]
 """InDataExchange parameters in, the answer's ``Status [data]`` out."""

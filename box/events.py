@@ -1,0 +1,265 @@
+"""What happened on the box, for whoever wants to follow it: the phone, the history, the home.
+
+The Box and the games publish typed events on one `EventBus`, owned by the loop: a game
+started, an action accepted, a turn passed, an undo, the dice, a column completed, a lap, a
+bust, a whack, the shot timer, a game over, a reader gone or back, the storage failing and
+working again. A subscriber is a function of one event and one line of registration:
+
+>>> bus = EventBus()
+>>> seen = []
+>>> follow = bus.subscribe("test", seen.append)
+>>> bus.publish(DiceRolled((6, 6), game=None))
+>>> bus.flush(); seen
+[DiceRolled(faces=(6, 6), game=None)]
+>>> as_json(seen[0])
+{'event': 'dice-rolled', 'faces': [6, 6], 'game': None}
+
+A subscriber can never block or crash the loop: `publish` only appends to each subscriber's
+bounded queue (a full queue drops the event and counts it) and each subscriber runs on a
+thread of its own; what it raises is logged and counted. `stats` gives the counts for the
+phone's Box page.
+
+Games publish their own moments (`ColumnCompleted`, `LapCompleted`, `Bust`, `Whack`) through
+their rules' `events` (box/games/base.py): this module imports nothing of the box, so the
+games, the Box and the web may all use it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 256  # events a subscriber may fall behind by before the oldest new ones are dropped
+
+
+class GameStarted(NamedTuple):
+    """A game began: its id (`game`), title, chosen options and players in seating order."""
+
+    game: str
+    title: str
+    options: Mapping[str, str]
+    seats: tuple[str, ...]
+
+
+class ActionAccepted(NamedTuple):
+    """A player's action was journaled; `words` say what it did, as the undo label has them."""
+
+    game: str
+    words: str
+    player: str | None  # whose turn it was, where the game has turns
+
+
+class TurnPassed(NamedTuple):
+    """The turn went to `player`."""
+
+    game: str
+    player: str
+
+
+class Undone(NamedTuple):
+    """The last action was taken back; `words` say which."""
+
+    game: str
+    words: str
+
+
+class DiceRolled(NamedTuple):
+    """The box threw two dice: for the game in play (`game`), or the free dice (None)."""
+
+    faces: tuple[int, int]
+    game: str | None
+
+
+class ColumnCompleted(NamedTuple):
+    """Deadlines-like games: a column of placed cards was completed."""
+
+    game: str
+    player: str | None
+    column: str
+
+
+class LapCompleted(NamedTuple):
+    """Board games with laps: a player passed Start; `lap` counts their laps so far."""
+
+    game: str
+    player: str
+    lap: int
+
+
+class Bust(NamedTuple):
+    """A player went over the game's limit (their cards' total, `total`)."""
+
+    game: str
+    player: str
+    total: int
+
+
+class Whack(NamedTuple):
+    """A player's piece took another's out: `victim` is the piece taken, `by` its owner's rival."""
+
+    game: str
+    player: str
+    victim: str
+    owner: str
+
+
+class TimerDone(NamedTuple):
+    """The shot timer's countdown reached zero."""
+
+    seconds: float
+
+
+class ChugTimed(NamedTuple):
+    """The chug stopwatch stopped at `seconds`; `best` when it beat the box's record."""
+
+    seconds: float
+    best: bool
+
+
+class GameOver(NamedTuple):
+    """A game ended: its winners and each player's figures (as the game declares them)."""
+
+    game: str
+    title: str
+    winners: tuple[str, ...]
+    figures: Mapping[str, Mapping[str, int | float]]
+
+
+class GameLeft(NamedTuple):
+    """The game in play was closed: finished, or `abandoned` before its end."""
+
+    game: str
+    abandoned: bool
+
+
+class ReaderChanged(NamedTuple):
+    """A card reader went offline or came back; `message` says which and what to check."""
+
+    reader: str
+    online: bool
+    message: str
+
+
+class StorageFailed(NamedTuple):
+    """The journal refused a write: inputs are refused until it works again (`reason` says why)."""
+
+    reason: str
+
+
+class StorageBack(NamedTuple):
+    """The journal takes writes again."""
+
+
+Event = (
+    GameStarted | ActionAccepted | TurnPassed | Undone | DiceRolled | ColumnCompleted | LapCompleted | Bust
+    | Whack | TimerDone | ChugTimed | GameOver | GameLeft | ReaderChanged | StorageFailed | StorageBack
+)
+
+
+def event_name(event: Event) -> str:
+    """The event's name on the wire: its class in kebab case.
+
+    >>> event_name(StorageBack()), event_name(GameOver("g", "G", (), {}))
+    ('storage-back', 'game-over')
+    """
+    name = type(event).__name__
+    return "".join(f"-{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def as_json(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready object: `event` names it, the fields follow (tuples as lists)."""
+    fields = {key: list(value) if isinstance(value, tuple) else value for key, value in event._asdict().items()}
+    return {"event": event_name(event), **fields}
+
+
+class Subscription:
+    """One subscriber's bounded queue and the thread that hands it its events in order."""
+
+    def __init__(self, name: str, handler: Callable[[Event], object], limit: int = QUEUE_LIMIT):
+        self.name, self.handler, self.limit = name, handler, limit
+        self.queue: deque[Event] = deque()
+        self.delivered = self.dropped = self.failed = 0
+        self.idle = True
+        self.closed = False
+        self.ready = threading.Condition()
+        self.thread = threading.Thread(target=self._run, name=f"events-{name}", daemon=True)
+        self.thread.start()
+
+    def offer(self, event: Event) -> None:
+        """Queue `event` (the loop's side: never waits); a full queue drops it and counts the drop."""
+        with self.ready:
+            if len(self.queue) >= self.limit:
+                self.dropped += 1
+                return
+            self.queue.append(event)
+            self.idle = False
+            self.ready.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.queue and not self.closed:
+                    self.idle = True
+                    self.ready.notify_all()
+                    self.ready.wait()
+                if not self.queue:
+                    return
+                event = self.queue.popleft()
+            try:
+                self.handler(event)
+            except Exception:  # a subscriber's fault stays with it: logged, counted, the box goes on
+                if not self.failed:
+                    log.exception("event subscriber %s failed on %s", self.name, event_name(event))
+                self.failed += 1
+            else:
+                self.delivered += 1
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every queued event was handed over (tests, the simulator); False on time-out."""
+        with self.ready:
+            return self.ready.wait_for(lambda: self.idle and not self.queue, timeout)
+
+    def close(self) -> None:
+        """Hand over what is queued, then end the thread."""
+        with self.ready:
+            self.closed = True
+            self.ready.notify_all()
+
+    def stats(self) -> dict[str, int]:
+        return {"delivered": self.delivered, "dropped": self.dropped, "failed": self.failed}
+
+
+class EventBus:
+    """The loop publishes; every subscriber gets every event, in order, on its own thread."""
+
+    def __init__(self) -> None:
+        self.subscriptions: list[Subscription] = []
+
+    def subscribe(self, name: str, handler: Callable[[Event], object], limit: int = QUEUE_LIMIT) -> Subscription:
+        """Follow the box's events from now on: `handler(event)` runs on the subscription's thread."""
+        subscription = Subscription(name, handler, limit)
+        self.subscriptions.append(subscription)
+        return subscription
+
+    def publish(self, event: Event) -> None:
+        """Give `event` to every subscriber (never blocks: a subscriber too far behind drops it)."""
+        for subscription in self.subscriptions:
+            subscription.offer(event)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every subscriber has been handed every event published so far."""
+        return all(subscription.flush(timeout) for subscription in self.subscriptions)
+
+    def close(self) -> None:
+        for subscription in self.subscriptions:
+            subscription.close()
+        self.subscriptions = []
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        """Each subscriber's counts: delivered, dropped (its queue was full), failed (it raised)."""
+        return {subscription.name: subscription.stats() for subscription in self.subscriptions}

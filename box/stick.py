@@ -1,0 +1,114 @@
+"""The tag map on a USB stick: save the whole map to a stick, or load a second box's from one.
+
+One part of the Box (box/service.py). The main menu's *USB stick* opens its picker; a job runs
+on the stick's worker, off the loop (box/tagtransfer.py), and its answer, `TagsMoved`, comes
+back through the inbox to `moved`. A load that would change tags asks first.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING
+
+from box.menu import Confirm, Picker
+from box.tags import TAGS_FILE, TagMap, simulated_uid
+from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved
+from box.words import Sound
+
+if TYPE_CHECKING:
+    from box.cards import Deck
+    from box.screen import Host
+    from box.service import Settings
+
+log = logging.getLogger(__name__)
+
+Transfer = Callable[[str, TagMap, Mapping[str, "Deck"]], None]
+"""Starts a stick job off the loop (box/tagtransfer.py `Transfers.start`); its answer comes as `TagsMoved`."""
+
+
+class StickJobs:
+    """The stick's picker, the job under way (said on the bottom line) and its answer."""
+
+    def __init__(
+        self,
+        tags: TagMap,
+        settings: Settings,
+        decks: Callable[[], dict[str, Deck]],
+        transfer: Transfer | None,
+        host: Host,
+        wake: Callable[[float], object],
+    ):
+        """`wake`: a job's answer is news, shown on a woken screen."""
+        self.tags, self.settings, self.decks, self.transfer, self.host = tags, settings, decks, transfer, host
+        self.wake = wake
+        self.busy = ""  # while a job runs: what the screen says
+
+    def open(self, now: float) -> None:
+        """Save the whole tag map to a stick, or load one from it (a second box's cards)."""
+        if self.busy:
+            self.host.say(f"Busy: {self.busy}", now)
+            return
+        actions = (partial(self.start, SAVE), partial(self.start, LOAD), None)
+        self.host.push(Picker("usb", "USB stick", ("Save tags to USB", "Load tags from USB", "Back"), actions))
+
+    def start(self, job: str, now: float) -> None:
+        """Hand a save or a load to the worker; the screen says so until its answer comes."""
+        if self.busy:
+            self.host.say(f"Busy: {self.busy}", now)
+            return
+        if self.transfer is None:
+            self.host.reject("No USB service on this box", now)
+            return
+        try:
+            self.transfer(job, self.tags, self.decks())  # the import is checked against them, the export names cards
+        except RuntimeError as problem:  # no thread to be had
+            log.error("USB %s not started: %s", job, problem)
+            self.host.reject(f"USB failed: {problem}", now)
+            return
+        self.busy = BUSY[job]
+        self.host.say(self.busy, now)
+
+    def moved(self, result: TagsMoved, now: float) -> None:
+        """A job's answer: said; a load's tags replace the map's after a question, if any would change."""
+        self.busy = ""
+        self.wake(now)
+        if result.imported is None:
+            if not result.ok:
+                self.host.reject(result.answer, now)
+            else:
+                self.host.say(result.answer, now)
+                self.host.play(Sound.RIGHT)
+            return
+        replaced = self.replaced_by(result.imported)
+        apply = partial(self.take, result.imported, result.answer)
+        if replaced:
+            self.host.push(Confirm(f"Replace {replaced} tag{'s' if replaced != 1 else ''}?", apply))
+            self.host.say(result.answer, now)
+        else:
+            apply(now)
+
+    def replaced_by(self, imported: TagMap) -> int:
+        """How many of the map's tags an import changes (the simulator's made-up tags do not count)."""
+        merged = TagMap(self.tags.cards)
+        merged.merge(imported)
+        return sum(
+            1 for uid, card in self.tags.cards.items() if merged.cards.get(uid) != card and uid != simulated_uid(*card)
+        )
+
+    def take(self, imported: TagMap, answer: str, now: float) -> None:
+        """Merge a checked import over the tag map and save it as enrolment does (tags.csv)."""
+        merged = TagMap(self.tags.cards)
+        merged.merge(imported)
+        if self.settings.state_dir is not None:
+            try:
+                merged.save(self.settings.state_dir / TAGS_FILE)
+            except OSError as problem:
+                log.error("imported tag map not saved: %s", problem)
+                self.host.reject(f"Not saved: {problem.strerror or problem}", now)
+                return
+        self.tags.cards.clear()  # the same map object: the screens that hold it see the new tags
+        self.tags.cards.update(merged.cards)
+        self.host.say(answer, now)
+        self.host.play(Sound.RIGHT)
