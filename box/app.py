@@ -49,10 +49,13 @@ class App:
     box: Box
     loop: BoxLoop
     transfers: Transfers
+    owns_bus: bool = True  # False: the caller's bus, which outlives this box (the simulator's power cuts)
 
     def close(self) -> None:
         self.parts.close()
         self.journal.close()
+        if self.owns_bus:
+            self.box.bus.close()
 
 
 def load_tags(
@@ -130,7 +133,7 @@ def assemble(
         if journal is not None:
             journal.close()
         raise
-    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox), transfers)
+    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox), transfers, owns_bus=bus is None)
 
 
 def open_sticks(state_dir: Path | None, simulated: bool) -> tuple[Sticks | None, str]:

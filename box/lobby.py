@@ -76,10 +76,12 @@ class Lobby:
         self.tools: dict[Tool, Callable[[float], None]] = {
             Tool.SHOT_TIMER: lambda now: timer.open(),
             Tool.ENROL: self.open_enrolments,
+            Tool.POWER_OFF: self.ask_power_off,
             **tools,
         }
         self.decks: dict[str, Deck] = dict(decks or {})
         self.session: GameSession | None = None
+        self.power_off_requested = False  # the loop ends and the box powers off
 
     # ----- decks -------------------------------------------------------------------------------
 
@@ -189,6 +191,13 @@ class Lobby:
 
     def ask_abandon(self, now: float) -> None:
         self.table.push(Confirm("Abandon this game?", self.leave_game))
+
+    def ask_power_off(self, now: float) -> None:
+        self.table.push(Confirm("Power off the box?", self.power_off))
+
+    def power_off(self, now: float) -> None:
+        self.power_off_requested = True
+        self.table.say("Powering off...", now, seconds=60)
 
     # ----- the main menu -----------------------------------------------------------------------
 

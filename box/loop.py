@@ -203,7 +203,7 @@ class BoxLoop:
                 if after_pass is not None:
                     after_pass()
                 watchdog.tick()
-                if self.box.power_off_requested:
+                if self.box.lobby.power_off_requested:
                     if on_power_off is not None:
                         on_power_off()
                     stop.set()

@@ -54,7 +54,7 @@ from box.games.base import Chug, Countdown, Step, View
 from box.identify import CardIdentifier
 from box.journal import Journal, JournalDamaged, StorageError
 from box.lobby import GameStartError, Lobby
-from box.menu import Confirm, Menu, MenuScreen, Picker, Tool
+from box.menu import Menu, MenuScreen, Picker, Tool
 from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, WriteCard
 from box.notices import NOTICE_SECONDS, Notices
 from box.phone import Phone
@@ -137,7 +137,6 @@ class Box:
         self.game: GameScreen | None = None
         self.sounds: list[Sound] = []
         self.retry_storage_at = 0.0  # while the journal refuses writes: when to try again
-        self.power_off_requested = False
         self.waking: set[str] = set()  # buttons whose press only woke the screen
         self.notices = Notices()
         self.care = ScreenCare(contrast=settings.contrast)  # dims and blanks the OLED when idle
@@ -151,7 +150,6 @@ class Box:
         self.stick = StickJobs(tags, settings, lambda: self.lobby.loaded_decks(), transfer, self, self.care.input)
         self.readers = ReaderWatch(settings.readers, self, self.care.input)
         tools: dict[Tool, Callable[[float], None]] = {
-            Tool.POWER_OFF: lambda now: self.push(Confirm("Power off the box?", self.request_power_off)),
             Tool.SELF_TEST: self.readers.open_self_test,
             Tool.USB: self.stick.open,
         }
@@ -184,6 +182,12 @@ class Box:
     def finished(self) -> bool:
         """True once the root screen closed (a tool command is done; the menu never closes)."""
         return self.root.closed
+
+    @property
+    def overlay(self) -> Screen | None:
+        """The screen over the game or the menu (a picker, a question, a tool), if any."""
+        top = self.top
+        return None if top is self.root or top is self.game else top
 
     @property
     def session(self) -> GameSession | None:
@@ -277,7 +281,7 @@ class Box:
             return  # the screen was dimmed or dark: this press only woke it
         kind = PressKind.SHORT if kind == PressKind.REPEAT else kind
         if kind == PressKind.COMBO:
-            self.push(Confirm("Power off the box?", self.request_power_off))
+            self.lobby.ask_power_off(now)
             return
         self.dice_tray.end_hold(now)
         if self.notices.press(now) or self.dice_tray.press(button, now):
@@ -356,10 +360,6 @@ class Box:
         entries += (f"Sound: {self.sound.label()}",)
         actions += (self.sound.open,)
         self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
-
-    def request_power_off(self, now: float) -> None:
-        self.power_off_requested = True
-        self.say("Powering off...", now, seconds=60)
 
     # ----- time and output --------------------------------------------------------------
 

@@ -192,10 +192,10 @@ def test_power_off_needs_the_chord_and_a_confirmation():
     box.button("back+ok", "combo", 1.0)
     assert box.screen(1.0).title == "Are you sure?"
     press(box, "back")
-    assert not box.power_off_requested
+    assert not box.lobby.power_off_requested
     box.button("back+ok", "combo", 2.0)
     press(box, "ok")
-    assert box.power_off_requested
+    assert box.lobby.power_off_requested
 
 
 def test_after_the_end_a_long_ok_goes_back_to_the_menu():

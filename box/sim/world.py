@@ -19,6 +19,7 @@ from typing import Any
 from box.app import assemble
 from box.cards import Deck, find_card
 from box.control import ControlServer
+from box.events import EventBus
 from box.games import load_decks
 from box.hardware import Parts
 from box.journal import Journal
@@ -55,6 +56,7 @@ class SimulatedBox:
     frames_dir: Path | None = None
     root: Callable[[TagMap], Screen] | None = None
     control: ControlServer | None = None  # the phone page's socket (`gravebox sim --web`), kept across restarts
+    bus: EventBus = field(default_factory=EventBus)  # the box's events: subscribers stay across restarts
     frames_saved: int = 0
     pushes: int = 0
     polling_until: dict[str, float] = field(default_factory=dict)
@@ -92,6 +94,7 @@ class SimulatedBox:
             decks=dict(self.decks),
             root=self.root,
             chips=self.chips,
+            bus=self.bus,
         )
         self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
         self.transfers = app.transfers

@@ -1,0 +1,83 @@
+"""The box's events: a subscriber in a few lines sees what a game did, and can never hold up or end the box."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from box.events import (
+    ActionAccepted,
+    Bust,
+    DiceRolled,
+    EventBus,
+    GameOver,
+    GameStarted,
+    StorageBack,
+    StorageFailed,
+    TurnPassed,
+    Undone,
+    as_json,
+)
+from box.sim.script import parse_script, ScriptRunner
+from box.sim.world import SimulatedBox
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def play_script(world: SimulatedBox, path: Path) -> None:
+    ScriptRunner(world, str(path)).run(parse_script(path.read_text(), str(path)))
+
+
+def test_a_throwaway_subscriber_sees_a_games_events(tmp_path: Path) -> None:
+    world = SimulatedBox(tmp_path, decks_dir=SCENARIOS / "dead-set" / "decks")
+    seen = []
+    world.bus.subscribe("test", seen.append)  # the whole of a subscriber: one function, one line
+
+    play_script(world, SCENARIOS / "dead-set" / "bust.script")
+    world.box.button("roll", "short", world.now)
+    assert world.bus.flush()
+
+    assert seen[0] == GameStarted("dead-set", "Dead Set", seen[0].options, ("Ann", "Bob"))
+    accepted = [event for event in seen if isinstance(event, ActionAccepted)]
+    assert accepted[0] == ActionAccepted("dead-set", accepted[0].words, "Ann") and accepted[0].words
+    assert Bust("dead-set", "Ann", 210) in seen
+    assert TurnPassed("dead-set", "Bob") in seen
+    assert isinstance(seen[-1], DiceRolled) and seen[-1].game is None  # no game roll in Dead Set: the free dice
+    assert world.bus.stats()["test"] == {"delivered": len(seen), "dropped": 0, "failed": 0}
+    assert world.box.dump(world.now)["subscribers"]["test"]["delivered"] == len(seen)
+
+
+def test_undo_and_the_end_of_a_game_are_published(tmp_path: Path) -> None:
+    world = SimulatedBox(tmp_path, decks_dir=SCENARIOS / "dead-set" / "decks")
+    seen = []
+    world.bus.subscribe("test", seen.append)
+    world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
+    world.box.card_placed("left", world.uid_for("ds70"), world.now)
+    world.box.undo(world.now)
+    assert world.bus.flush()
+    assert isinstance(seen[-1], Undone) and seen[-1].words == [e for e in seen if isinstance(e, ActionAccepted)][-1].words
+
+
+def test_a_slow_or_failing_subscriber_never_holds_up_the_loop() -> None:
+    bus = EventBus()
+    release = threading.Event()
+    stuck = bus.subscribe("stuck", lambda event: release.wait(10), limit=4)
+    broken = bus.subscribe("broken", lambda event: 1 / 0)
+    for _ in range(20):  # the loop's side: never waits
+        bus.publish(StorageFailed("Storage full"))
+    release.set()
+    assert bus.flush()
+    assert stuck.dropped >= 15 and stuck.delivered + stuck.dropped == 20
+    assert broken.failed == 20 and broken.delivered == 0
+    bus.close()
+
+
+def test_events_are_json_for_the_wire() -> None:
+    assert as_json(GameOver("dead-set", "Dead Set", ("Ann",), {"Ann": {"celebrities": 13}})) == {
+        "event": "game-over",
+        "game": "dead-set",
+        "title": "Dead Set",
+        "winners": ["Ann"],
+        "figures": {"Ann": {"celebrities": 13}},
+    }
+    assert as_json(StorageBack()) == {"event": "storage-back"}
