@@ -62,10 +62,12 @@ SERVER_SIDE = ("state", "subscribe")
 
 @dataclass(frozen=True)
 class ControlCommand:
-    """A command from the page, for the one loop to carry out."""
+    """A command from the page, for the one loop to carry out; `reply` gets what became of it
+    ("" when done, else the reason it was refused), on the loop's thread."""
 
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+    reply: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
 def runtime_directory() -> Path:

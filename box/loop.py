@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from box.control import ControlServer
+from box.control import ControlCommand, ControlServer
 from box.games.base import View
 from box.hardware import Parts
 from box.messages import CardPlaced, Edge, Pressed
@@ -114,9 +114,8 @@ class BoxLoop:
         if isinstance(event, CardPlaced):
             self.last_tags[event.reader] = event.uid.hex()
         refused = self.box.take(event, now)
-        answer = getattr(event, "answer", None)  # a phone command waits for what became of it
-        if answer is not None:
-            answer(refused)
+        if isinstance(event, ControlCommand) and event.reply is not None:  # the page waits for what became of it
+            event.reply(refused)
 
     def refresh(self, now: float) -> None:
         """Render the screen only when it changed; the pusher decides when to push."""

@@ -18,7 +18,7 @@ from box.events import (
     Undone,
     as_json,
 )
-from box.sim.script import parse_script, ScriptRunner
+from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
 
 SCENARIOS = Path(__file__).parent / "scenarios"

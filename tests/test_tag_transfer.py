@@ -213,7 +213,7 @@ def choose(world: SimulatedBox, label: str) -> None:
 def usb(world: SimulatedBox, entry: str) -> None:
     """Main menu -> USB stick -> `entry`."""
     choose(world, "USB stick")
-    assert world.box.screen_name() == "usb"
+    assert world.dump()["screen"] == "usb"
     choose(world, entry)
 
 
@@ -249,7 +249,7 @@ def test_a_card_saved_from_the_menu_is_known_on_a_second_box_after_it_loads_the_
         shutil.copy(saved, tmp_path / "second" / SIM_STICKS / SIM_STICK / FILE_NAME)  # the stick moves over
         usb(second, "Load tags from USB")
         assert answered(second).endswith("tags read from STICK")  # nothing replaced: no question
-        assert second.box.screen_name() == "menu"
+        assert second.dump()["screen"] == "menu"
         assert tap(second) == "No game running (Dead Set card)"  # known now
         second.restart()
         assert second.box.tags.lookup(CLASSIC) == MARILYN, "saved in tags.csv as enrolment saves it"
@@ -265,7 +265,7 @@ def test_a_load_that_would_replace_tags_asks_first_saying_how_many(tmp_path: Pat
     try:
         usb(world, "Load tags from USB")
         answered(world)
-        assert world.box.screen_name() == "confirm"
+        assert world.dump()["screen"] == "confirm"
         assert world.box.screen(world.now).lines[0] == "Replace 1 tag?"
         world.press("back")  # no: nothing changes
         assert world.box.tags.lookup(CLASSIC) == ("dead-set", "ds002")
@@ -287,7 +287,7 @@ def test_a_bad_file_changes_nothing_and_the_screen_names_its_line(tmp_path: Path
     try:
         usb(world, "Load tags from USB")
         assert answered(world) == f"Not read: {FILE_NAME} line 3: no card 'ds999' in the dead-set deck"
-        assert world.box.screen_name() == "menu"
+        assert world.dump()["screen"] == "menu"
         assert world.box.tags.lookup(CLASSIC) == ("dead-set", "ds002")
     finally:
         world.close()
@@ -335,7 +335,7 @@ def test_the_loop_goes_on_while_the_stick_is_slow_and_the_tool_says_it_is_busy(t
         assert world.box.root.menu.cursor == cursor + 1
         world.press("up")
         world.press("ok")  # USB stick again: refused politely, no second job
-        assert world.box.screen_name() == "menu"
+        assert world.dump()["screen"] == "menu"
         assert world.box.screen(world.now).notice == "Busy: Saving to USB…"
         slow.go.set()
         assert answered(world).endswith("tags saved on SLOW: you may pull it")
