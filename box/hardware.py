@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -22,10 +22,8 @@ from typing import TYPE_CHECKING, Any
 from box.pinmap import PinMap
 
 if TYPE_CHECKING:
-    from box.ports import BuzzerPort
-    from box.ports.buttons import GpioButtons
-    from box.ports.display import FramePusher
-    from box.ports.nfc.reader import Pn532Reader
+    from box.ports import ButtonsPort, BuzzerPort, FramePort, ReaderPort
+    from box.ports.buttons import Edge
     from box.ports.nfc.simchip import SimChips
 
 log = logging.getLogger(__name__)
@@ -67,7 +65,8 @@ def real_pin_factory() -> Any:
 
 @dataclass
 class Parts:
-    """The opened parts. `mock_factory` is set when the GPIO is simulated.
+    """The opened parts, each behind its port (box/ports/__init__.py). `mock_factory` is set when
+    the GPIO is simulated; `closers` run in reverse order at `close`, after the readers made.
 
     The readers are made at their first use (`readers`): the service's loop asks for them after
     READY, to watch them, so the start does not import the reader's driver. Each opens its port
@@ -75,18 +74,18 @@ class Parts:
     """
 
     pinmap: PinMap
-    buttons: GpioButtons
+    buttons: ButtonsPort
     buzzer: BuzzerPort
-    display: Any  # the luma device (luma.core.device.device): real, or luma's dummy
-    pusher: FramePusher
-    make_readers: Callable[[], dict[str, Pn532Reader]]
+    display: Any  # the luma device (luma.core.device.device): real, or luma's dummy (its last frame in `.image`)
+    pusher: FramePort
+    make_readers: Callable[[], Mapping[str, ReaderPort]]
     mock_factory: Any = None
     closers: list[Callable[[], None]] = field(default_factory=list)
-    _readers: dict[str, Pn532Reader] | None = field(default=None, init=False, repr=False)
+    _readers: Mapping[str, ReaderPort] | None = field(default=None, init=False, repr=False)
     _readers_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @property
-    def readers(self) -> dict[str, Pn532Reader]:
+    def readers(self) -> Mapping[str, ReaderPort]:
         """The readers, made at the first call, once, whichever thread asks first."""
         with self._readers_lock:
             if self._readers is None:
@@ -113,7 +112,7 @@ class Parts:
 
 def open_parts(
     pinmap: PinMap,
-    on_edge: Callable[[Any], None],
+    on_edge: Callable[[Edge], None],
     clock: Callable[[], float],
     simulated: bool,
     chips: SimChips | None = None,
@@ -168,7 +167,7 @@ def open_parts(
     return Parts(pinmap, buttons, buzzer, display, pusher, partial(make_readers, pinmap, opener), mock_factory, closers)
 
 
-def make_readers(pinmap: PinMap, opener: Callable[[str], Any] | None) -> dict[str, Pn532Reader]:
+def make_readers(pinmap: PinMap, opener: Callable[[str], Any] | None) -> dict[str, ReaderPort]:
     """The pin map's readers: on `opener`'s simulated chips (``pn532sim://NAME``), else on their serial ports."""
     from box.ports.nfc.reader import Pn532Reader
 

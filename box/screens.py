@@ -339,6 +339,7 @@ def to_text(image: Image.Image) -> str:
     '███'
     """
     pixels = image.convert("1").load()
+    assert pixels is not None  # a converted image has its pixels in memory
     width, height = image.size
     glyphs = {(False, False): " ", (True, False): "▀", (False, True): "▄", (True, True): "█"}
     rows = []

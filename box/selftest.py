@@ -62,6 +62,7 @@ def pattern_image(kind: str = "grid") -> Image.Image:
         raise ValueError(f"pattern must be 'full' or 'grid', not {kind!r}")
     image = Image.new("1", (WIDTH, HEIGHT), 0)
     pixels = image.load()
+    assert pixels is not None  # a new image has its pixels in memory
     for y in range(16, HEIGHT - 16):  # a checkerboard band across the middle
         for x in range(16, WIDTH - 16):
             pixels[x, y] = (x + y) % 2

@@ -297,6 +297,7 @@ def connection_notes(pinmap: PinMap, model: str) -> list[str]:
                 "adapter TXD → PN532 RXD, adapter RXD ← PN532 TXD, adapter GND to GND; PN532 VCC from the READERS rail"
             )
         else:
+            assert port.tx is not None and port.rx is not None  # an on-board UART has both its pins
             notes.append(
                 f"Reader {port.reader} → {device}: PN532 (HSU) on {port.uart}: RXD to GPIO{port.tx} TX "
                 f"(pin {PHYSICAL[port.tx]}), TXD to GPIO{port.rx} RX (pin {PHYSICAL[port.rx]}), VCC READERS rail, GND"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from box.hardware import Parts
+from box.pinmap import PinMap
 from box.selftest import SOUNDS, SelfTest, pattern_image
 
 log = logging.getLogger(__name__)
@@ -199,7 +200,7 @@ def print_messages(test: SelfTest) -> Callable[[], None]:
 class SimulatedRun:
     """The self-test on the simulator's parts and virtual time."""
 
-    def __init__(self, pinmap):  # pinmap: PinMap
+    def __init__(self, pinmap: PinMap) -> None:
         import tempfile
 
         from box.sim.world import SimulatedBox
@@ -234,7 +235,7 @@ class SimulatedRun:
 class RealRun:
     """The self-test on the box's own parts, in real time, on the same loop as a game night."""
 
-    def __init__(self, pinmap):  # pinmap: PinMap
+    def __init__(self, pinmap: PinMap) -> None:
         from box.app import assemble
         from box.service import Settings
 

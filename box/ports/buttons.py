@@ -200,7 +200,9 @@ class GpioButtons:
             self._devices.append(device)
 
     @staticmethod
-    def _reporter(name: str, pressed: bool, on_edge: Callable[[Edge], None], clock: Callable[[], float]):
+    def _reporter(
+        name: str, pressed: bool, on_edge: Callable[[Edge], None], clock: Callable[[], float]
+    ) -> Callable[[], None]:
         return lambda: on_edge(Edge(name, pressed, clock()))
 
     def close(self) -> None:

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from PIL import Image
 
+    from box.ports import FramePort
+
 from box.pinmap import CONTROLLERS
 from box.words import SCREEN_HEIGHT, SCREEN_WIDTH
 
@@ -254,12 +256,12 @@ class FramePusher:
 
 
 class PusherThread:
-    """Runs a `FramePusher` in the background: wakes on `submit`, sleeps out the rate cap.
+    """Runs a `FramePusher` (any `FramePort`) in the background: wakes on `submit`, sleeps out the rate cap.
 
     `start()` it like a thread; `stop()` ends it and then flushes the last frame.
     """
 
-    def __init__(self, pusher: FramePusher):
+    def __init__(self, pusher: FramePort):
         self.pusher = pusher
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="oled-pusher", daemon=True)

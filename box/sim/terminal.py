@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from box.control import ControlServer
+from box.ports.buzzer import BuzzerPlayer
 from box.service import Settings
 from box.sim.script import ScriptError, ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
@@ -321,6 +322,7 @@ class Terminal:
             shown.append(f"[{view.notice}]")
         dump = world.dump()
         status = f"game: {dump['game'] or '-'}  player: {dump['current_player'] or '-'}  t={world.now:.1f}s"
-        heard = sounds_text(world.parts.buzzer.played, world.now)
+        buzzer = world.parts.buzzer  # the simulator's BuzzerPlayer remembers what it played; another has nothing to show
+        heard = sounds_text(buzzer.played if isinstance(buzzer, BuzzerPlayer) else (), world.now)
         bottom = ["  ".join(shown), f"{status}  {heard}".rstrip(), self.message]
         return picture, text, bottom, HELP if width > len(HELP) else SHORT_HELP

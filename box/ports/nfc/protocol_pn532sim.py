@@ -9,15 +9,22 @@ port's timeout, or until :meth:`Serial.cancel_read`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from serial import PortNotOpenError, SerialBase, SerialException
 
 from box.ports.nfc.simchip import STANDALONE, URL_SCHEME, SimChips, SimulatedPn532
 
+if TYPE_CHECKING:
+    from typing_extensions import Buffer  # collections.abc.Buffer from Python 3.12
+
 
 class Serial(SerialBase):
     """A pyserial port whose other end is the :class:`SimulatedPn532` named in the URL."""
+
+    chips: SimChips = STANDALONE
+    """Where the chip named in the URL is found: a `SimChips` sets itself here (its `opener`)."""
 
     def open(self) -> None:
         """Connect to the chip named in the URL; SerialException when it is unplugged."""
@@ -26,8 +33,7 @@ class Serial(SerialBase):
         parts = urlsplit(self.port or "")
         if parts.scheme != URL_SCHEME or not parts.netloc:
             raise SerialException(f"expected {URL_SCHEME}://NAME, not {self.port!r}")
-        chips: SimChips = getattr(self, "chips", STANDALONE)  # set by SimChips.opener
-        self._chip: SimulatedPn532 = chips.chip(parts.netloc)
+        self._chip: SimulatedPn532 = self.chips.chip(parts.netloc)
         self._connection = self._chip.connect()
         self.is_open = True
 
@@ -47,16 +53,17 @@ class Serial(SerialBase):
 
     def read(self, size: int = 1) -> bytes:
         """Up to ``size`` bytes the chip sent (``b""`` when it sent nothing, or not in time)."""
-        return self._chip.send(self._checked_connection(), size, self._timeout)
+        return self._chip.send(self._checked_connection(), size, self.timeout)
 
     def cancel_read(self) -> None:
         """End a read that waits for a card, from another thread."""
         self._chip.cancel_read()
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: Buffer) -> int:
         """Hand bytes to the chip, which answers before this returns."""
-        self._chip.receive(self._checked_connection(), bytes(data))
-        return len(data)
+        sent = bytes(data)
+        self._chip.receive(self._checked_connection(), sent)
+        return len(sent)
 
     def reset_input_buffer(self) -> None:
         """Drop what the chip sent and the host has not read."""

@@ -34,6 +34,7 @@ import termios
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 import serial
@@ -55,6 +56,7 @@ from box.ports.nfc.commands import (
 )
 
 if TYPE_CHECKING:
+    from box.ports import ReaderPort
     from box.ports.nfc.ntag import Identity
 
 logger = logging.getLogger(__name__)
@@ -239,7 +241,7 @@ class Pn532Reader:
             if isinstance(outcome, Response):
                 break
             self._write(ACK)
-        else:
+        if not isinstance(outcome, Response):
             raise _Offline(self._failure_message(Command.SAM_CONFIGURATION, outcome))
         self._exchange(Command.RF_CONFIGURATION, retries, bytes)
         return self._exchange(Command.GET_FIRMWARE_VERSION, b"", parse_firmware)
@@ -405,7 +407,7 @@ class Pn532Reader:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None
-                self._guarded(lambda wait=remaining: setattr(port, "timeout", wait))
+                self._guarded(partial(setattr, port, "timeout", remaining))
                 data = self._guarded(lambda: port.read(self._decoder.bytes_wanted()))
                 if not data:
                     return None
@@ -501,7 +503,7 @@ class ReaderThread:
 
     def __init__(
         self,
-        reader: Pn532Reader,
+        reader: ReaderPort,
         on_event: Callable[[ReaderEvent], None],
         interval: float = 0.05,
         clock: Callable[[], float] = time.monotonic,
@@ -576,7 +578,7 @@ class Readers:
 
 
 def start_readers(
-    readers: Iterable[Pn532Reader],
+    readers: Iterable[ReaderPort],
     on_event: Callable[[ReaderEvent], None],
     interval: float = 0.05,
     keepalive: float = KEEPALIVE,

@@ -422,8 +422,8 @@ class SimulatedPn532:
             if self._tear_after is not None:
                 if self._tear_after == 0:
                     self._tear_after = None
-                    if isinstance(card, SimNtag) and card.read(page) is not None:
-                        card.write(page, data[:2] + card.read(page)[2:PAGE_SIZE])
+                    if isinstance(card, SimNtag) and (before := card.read(page)) is not None:
+                        card.write(page, data[:2] + before[2:PAGE_SIZE])
                     self._card, self._selected = None, False
                     return bytes([STATUS_TIMEOUT])
                 self._tear_after -= 1
@@ -470,7 +470,11 @@ class SimChips:
         """A reader's `open_port` for ``pn532sim://`` URLs wired to these chips."""
 
         def open_port(url: str) -> serial.Serial:
+            from box.ports.nfc.protocol_pn532sim import Serial as SimulatedPort
+
             port = serial.serial_for_url(url, do_not_open=True)
+            if not isinstance(port, SimulatedPort):
+                raise ValueError(f"{url!r} is not a {URL_SCHEME}://NAME port")
             port.chips = self  # the URL handler's Serial finds its chip here
             port.open()
             return port
