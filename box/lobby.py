@@ -67,13 +67,13 @@ class Lobby:
         menu: MenuScreen | None,
         seating: Seating,
         timer: ShotTimerTool,
-        tools: Mapping[Tool, Callable[[float], None]],
+        tools: Mapping[Tool, Callable[[float], object]],
         decks: Mapping[str, Deck] | None = None,
     ):
         """`tools`: what the main menu's tools that are not about games open (the self-test, the stick...)."""
         self.journal, self.settings, self.tags, self.table = journal, settings, tags, table
         self.menu, self.seating = menu, seating
-        self.tools: dict[Tool, Callable[[float], None]] = {
+        self.tools: dict[Tool, Callable[[float], object]] = {
             Tool.SHOT_TIMER: lambda now: timer.open(),
             Tool.ENROL: self.open_enrolments,
             Tool.POWER_OFF: self.ask_power_off,

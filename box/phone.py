@@ -105,7 +105,7 @@ class Phone:
 
     def __init__(self, host: Host, lobby: Lobby, tags: TagMap, settings: Settings, journal: Journal):
         self.host, self.lobby, self.tags, self.settings, self.journal = host, lobby, tags, settings, journal
-        self.screens: list[BaseScreen] = []  # the screens the phone opened (a pairing code, an enrolment)
+        self.screens: list[PairingCode | EnrolOne] = []  # the screens the phone opened
 
     def carry_out(self, command: ControlCommand, now: float) -> None:
         """Do what the page asked, journaled first; Refused (or StorageError) says why it was not done."""
@@ -144,7 +144,7 @@ class Phone:
             log.warning("phone asked to enrol %s %s: %s", game, card, problem)
             raise Refused(f"No such card: {card}") from None
 
-    def open(self, screen: BaseScreen) -> None:
+    def open(self, screen: PairingCode | EnrolOne) -> None:
         self.screens = [kept for kept in self.screens if not kept.closed]
         self.screens.append(screen)
         self.host.push(screen)

@@ -149,7 +149,7 @@ class Box:
         self.seating = Seating(settings, menu, self)
         self.stick = StickJobs(tags, settings, lambda: self.lobby.loaded_decks(), transfer, self, self.care.input)
         self.readers = ReaderWatch(settings.readers, self, self.care.input)
-        tools: dict[Tool, Callable[[float], None]] = {
+        tools: dict[Tool, Callable[[float], object]] = {
             Tool.SELF_TEST: self.readers.open_self_test,
             Tool.USB: self.stick.open,
         }
@@ -329,7 +329,7 @@ class Box:
     def accepted(self, step: Step, now: float, before: dict[str, Any]) -> None:
         """A game step was journaled: show and play what it asks for, and publish what happened."""
         self.notices.clear()
-        self.sounds.extend(step.sounds)
+        self.sounds.extend(Sound(sound) for sound in step.sounds)
         if isinstance(step.timer, Chug):
             self.timer.open().start_chug(now)
         elif isinstance(step.timer, Countdown):

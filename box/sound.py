@@ -29,8 +29,9 @@ class SoundSettings:
 
     def __init__(self, journal: Journal, host: Host | None):
         self.journal, self.host = journal, host
-        kept = journal.get(JOURNAL_KEY) or {}
-        self.volume: str = kept.get("volume") if kept.get("volume") in VOLUME_LEVELS else VOLUME_LEVELS[-1]
+        kept = journal.get(JOURNAL_KEY, {}, kind=dict)
+        volume = kept.get("volume")
+        self.volume: str = volume if isinstance(volume, str) and volume in VOLUME_LEVELS else VOLUME_LEVELS[-1]
         self.muted: bool = kept.get("muted") is True
 
     def label(self) -> str:

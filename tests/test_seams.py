@@ -155,7 +155,7 @@ def test_the_loop_plays_and_shows_on_any_parts_of_the_ports_shape() -> None:
     box = Box(Journal(":memory:"), TagMap(), DiceCup(die=lambda: 3), Settings())
     loop = BoxLoop(box, parts, clock=lambda: 0.0)
     loop.process(0.0)
-    assert buzzer.settings == [("volume", box.volume), ("muted", box.muted)]  # the owner's settings, once
+    assert buzzer.settings == [("volume", box.sound.volume), ("muted", box.sound.muted)]  # the owner's settings, once
     assert frames.panel == box.care.panel() and frames.submitted == 1  # the menu's first frame
     loop.enqueue(Edge("roll", True, 1.0))
     loop.enqueue(Edge("roll", False, 1.1))
