@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-DEFAULT_CONTRAST = 160  # of 255: bright enough indoors, and easier on the panel than full
+from box.words import DEFAULT_CONTRAST
+
 DIM_AFTER = 120.0  # seconds without input before the screen dims
 BLANK_AFTER = 600.0  # seconds without input before it goes dark
 

@@ -163,9 +163,10 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     try:
         from box.app import assemble
         from box.errors import FileProblem
-        from box.fault import open_fault_display, panel_reason, stay_up_showing
+        from box.fault import open_fault_display, stay_up_showing
         from box.hardware import HardwareError
         from box.journal import StorageError, enter_state_directory, state_directory
+        from box.notices import panel_reason
         from box.pinmap import load_pinmap
 
         stop = threading.Event()

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from box.cards import check_decks_folder
-from box.care import DEFAULT_CONTRAST
 from box.errors import ConfigError, DeckError, read_text
+from box.words import DEFAULT_CONTRAST
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
 KEYS = {"names", "decks", "pinmap", "contrast"}

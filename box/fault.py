@@ -6,48 +6,25 @@ opens only the display, shows the one-line reason there (wrapped), tells systemd
 ready (with the reason as its status) and pings the watchdog until it is stopped. A fault
 that may pass (the storage) is tried again every `retry` seconds.
 
->>> fault_view("/etc/gravebox/config.toml:2: box.names: names must differ").lines[:2]
-('/etc/gravebox/config.', 'toml:2: box.names:')
+What the panel says is drawn by `box.notices.fault_view`, the same view a bad file flashes
+while the box runs.
 """
 
 from __future__ import annotations
 
 import logging
-import textwrap
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from box import sdnotify
-from box.errors import FileProblem
-from box.games.base import View
+from box.notices import fault_view
 from box.pinmap import DisplayWiring
-from box.words import LINE_CHARS, TEXT_LINES
 
 log = logging.getLogger(__name__)
 
 PUSH_AGAIN = 60.0  # seconds: a panel that lost power gets the screen back within a minute
 DEFAULT_DISPLAY = DisplayWiring(controller="ssd1306", i2c_port=1, i2c_address=0x3C)
-
-
-def panel_reason(problem: BaseException) -> str:
-    """A problem as the panel shows it: a bad file by its name, not its whole path (the log has that).
-
-    >>> panel_reason(FileProblem("/etc/gravebox/decks/dead-set.csv", "empty name", line=7, field="name"))
-    'dead-set.csv:7: name: empty name'
-    """
-    if isinstance(problem, FileProblem):
-        return str(FileProblem(Path(problem.path).name, problem.message, problem.line, problem.field))
-    return str(problem)
-
-
-def fault_view(reason: str, title: str = "Cannot start", notice: str = "Fix it, then restart") -> View:
-    """The reason, wrapped to the panel's lines (the end is kept: it says what is wrong)."""
-    lines = textwrap.wrap(reason, LINE_CHARS, break_long_words=True, break_on_hyphens=False) or [reason]
-    if len(lines) > TEXT_LINES:
-        lines = [*lines[: TEXT_LINES - 2], "...", lines[-1]]
-    return View(title, tuple(lines), notice=notice)
 
 
 def open_fault_display(wiring: DisplayWiring | None, simulated: bool) -> Any | None:

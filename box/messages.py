@@ -12,7 +12,10 @@ named tuples and an enum: the box's start imports this module and nothing more f
 from __future__ import annotations
 
 from enum import Enum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from box.tags import TagMap
 
 
 class Edge(NamedTuple):
@@ -104,6 +107,24 @@ class Pressed(NamedTuple):
 
     button: str
     kind: str
+
+
+SAVE, LOAD = "save", "load"
+BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…"}
+"""What the screen says while a job runs."""
+
+
+class TagsMoved(NamedTuple):
+    """A stick job's answer, posted into the loop's inbox for the Box (the Box's one door)."""
+
+    job: str
+    """SAVE or LOAD."""
+    answer: str
+    """One line for the screen."""
+    ok: bool = True
+    """False: nothing was saved or read (the answer says why)."""
+    imported: TagMap | None = None
+    """LOAD: the stick's tags, checked in full against the decks (None: nothing to change)."""
 
 
 class Refused(Exception):

@@ -3,6 +3,11 @@
 One part of the Box (box/service.py): `say` puts a line up for a while, `flash` a whole screen;
 either goes by itself at its time, and a new notice puts a flashed screen away.
 
+A fault's view (a bad file met while the box runs, or what stops it from starting at all,
+box/fault.py) is drawn by `fault_view`:
+
+>>> fault_view("/etc/gravebox/config.toml:2: box.names: names must differ").lines[:2]
+('/etc/gravebox/config.', 'toml:2: box.names:')
 >>> notices = Notices()
 >>> notices.say("Undone", now=1.0); notices.text_at(2.0), notices.text_at(4.0)
 ('Undone', '')
@@ -10,7 +15,12 @@ either goes by itself at its time, and a new notice puts a flashed screen away.
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
+from box.errors import FileProblem
 from box.games.base import View
+from box.words import LINE_CHARS, TEXT_LINES
 
 NOTICE_SECONDS = 3.0
 
@@ -57,3 +67,22 @@ class Notices:
 
     def next_deadline(self) -> float | None:
         return self.until if self.text else None
+
+
+def panel_reason(problem: BaseException) -> str:
+    """A problem as the panel shows it: a bad file by its name, not its whole path (the log has that).
+
+    >>> panel_reason(FileProblem("/etc/gravebox/decks/dead-set.csv", "empty name", line=7, field="name"))
+    'dead-set.csv:7: name: empty name'
+    """
+    if isinstance(problem, FileProblem):
+        return str(FileProblem(Path(problem.path).name, problem.message, problem.line, problem.field))
+    return str(problem)
+
+
+def fault_view(reason: str, title: str = "Cannot start", notice: str = "Fix it, then restart") -> View:
+    """The reason, wrapped to the panel's lines (the end is kept: it says what is wrong)."""
+    lines = textwrap.wrap(reason, LINE_CHARS, break_long_words=True, break_on_hyphens=False) or [reason]
+    if len(lines) > TEXT_LINES:
+        lines = [*lines[: TEXT_LINES - 2], "...", lines[-1]]
+    return View(title, tuple(lines), notice=notice)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
-from box.care import DEFAULT_CONTRAST, ScreenCare
+from box.care import ScreenCare
 from box.control import ControlCommand
 from box.dice import DiceTray
 from box.errors import FileProblem
@@ -47,7 +47,6 @@ from box.events import (
     TurnPassed,
     Undone,
 )
-from box.fault import fault_view, panel_reason
 from box.game_screen import GameScreen
 from box.games import GAMES, TITLES
 from box.games.base import Chug, Countdown, Step, View
@@ -55,8 +54,8 @@ from box.identify import CardIdentifier
 from box.journal import Journal, JournalDamaged, StorageError
 from box.lobby import GameStartError, Lobby
 from box.menu import Menu, MenuScreen, Picker, Tool
-from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, WriteCard
-from box.notices import NOTICE_SECONDS, Notices
+from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, TagsMoved, WriteCard
+from box.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.phone import Phone
 from box.readers import ReaderWatch
 from box.roster import Roster
@@ -66,9 +65,8 @@ from box.session import GameSession
 from box.sound import SoundSettings
 from box.stick import StickJobs, Transfer
 from box.tags import TagMap, TagsSetAside
-from box.tagtransfer import TagsMoved
 from box.tools import DiceCup, ShotTimerTool
-from box.words import READERS, PressKind, Sound
+from box.words import DEFAULT_CONTRAST, READERS, PressKind, Sound
 
 if TYPE_CHECKING:
     from PIL import Image

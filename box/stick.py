@@ -13,8 +13,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from box.menu import Confirm, Picker
+from box.messages import BUSY, LOAD, SAVE, TagsMoved
 from box.tags import TAGS_FILE, TagMap, simulated_uid
-from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved
 from box.words import Sound
 
 if TYPE_CHECKING:

@@ -29,9 +29,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from box.cards import Deck
+from box.messages import SAVE, TagsMoved
 from box.ports.usb import NoUsbService, Stick, StickError, Sticks
 from box.roster import PLAYER, write_atomically
 from box.tags import TagMap
@@ -175,24 +176,6 @@ def check(text: str, decks: Mapping[str, Deck]) -> TagMap:
     if not header_seen:
         raise ValueError("is empty")
     return TagMap(tags)
-
-
-SAVE, LOAD = "save", "load"
-BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…"}
-"""What the screen says while a job runs."""
-
-
-class TagsMoved(NamedTuple):
-    """A stick job's answer, posted into the loop's inbox for the Box (box/loop.py)."""
-
-    job: str
-    """SAVE or LOAD."""
-    answer: str
-    """One line for the screen."""
-    ok: bool = True
-    """False: nothing was saved or read (the answer says why)."""
-    imported: TagMap | None = None
-    """LOAD: the stick's tags, checked in full against the decks (None: nothing to change)."""
 
 
 class Transfers:

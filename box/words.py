@@ -28,6 +28,7 @@ UID_LENGTHS = (4, 7, 10)  # bytes: the UIDs a PN532 reads from type A tags
 SCREEN_WIDTH, SCREEN_HEIGHT = 128, 64  # the panel, in pixels
 LINE_CHARS = 21  # characters on a text line (Pillow's default font: 6 px each)
 TEXT_LINES = 5  # text lines under the title bar; the notice takes the row below them
+DEFAULT_CONTRAST = 160  # the OLED's contrast when awake, of 255: bright enough indoors, and easier on the panel than full
 VOLUME_LEVELS = ("low", "medium", "high")  # the box menu's volumes, quietest first (the buzzer maps each to a duty)
 
 

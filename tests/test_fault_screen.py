@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 
 from box import sdnotify
-from box.fault import fault_view, open_fault_display, stay_up_showing
+from box.fault import open_fault_display, stay_up_showing
+from box.notices import fault_view
 from box.screens import render
 
 
