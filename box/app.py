@@ -18,6 +18,7 @@ from box.cards import Deck
 from box.events import EventBus
 from box.games import load_decks
 from box.hardware import Parts, open_parts
+from box.history import HISTORY_FILE, History
 from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
 from box.phone import read_roster_file
@@ -115,6 +116,10 @@ def assemble(
         sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
         transfers = Transfers(sticks, inbox.put, unavailable=no_sticks)
         opened = parts
+        owns_bus = bus is None
+        bus = bus if bus is not None else EventBus()
+        if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
+            bus.subscribe("history", History(state_dir / HISTORY_FILE))
         box = Box(
             journal,
             tags,
@@ -133,7 +138,7 @@ def assemble(
         if journal is not None:
             journal.close()
         raise
-    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox), transfers, owns_bus=bus is None)
+    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox), transfers, owns_bus=owns_bus)
 
 
 def open_sticks(state_dir: Path | None, simulated: bool) -> tuple[Sticks | None, str]:

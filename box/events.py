@@ -9,8 +9,8 @@ working again. A subscriber is a function of one event and one line of registrat
 >>> seen = []
 >>> follow = bus.subscribe("test", seen.append)
 >>> bus.publish(DiceRolled((6, 6), game=None))
->>> bus.flush(); seen
-[DiceRolled(faces=(6, 6), game=None)]
+>>> bus.flush(), seen
+(True, [DiceRolled(faces=(6, 6), game=None)])
 >>> as_json(seen[0])
 {'event': 'dice-rolled', 'faces': [6, 6], 'game': None}
 
@@ -38,12 +38,14 @@ QUEUE_LIMIT = 256  # events a subscriber may fall behind by before the oldest ne
 
 
 class GameStarted(NamedTuple):
-    """A game began: its id (`game`), title, chosen options and players in seating order."""
+    """A game began: which (`game`), its title, options and players in seating order; `number` is
+    the journal's number of this game (the history's key)."""
 
     game: str
     title: str
     options: Mapping[str, str]
     seats: tuple[str, ...]
+    number: int
 
 
 class ActionAccepted(NamedTuple):
@@ -122,12 +124,15 @@ class ChugTimed(NamedTuple):
 
 
 class GameOver(NamedTuple):
-    """A game ended: its winners and each player's figures (as the game declares them)."""
+    """A game ended: its winners and each player's figures (as the game declares them); `number`
+    is the journal's number of this game."""
 
     game: str
     title: str
+    players: tuple[str, ...]
     winners: tuple[str, ...]
     figures: Mapping[str, Mapping[str, int | float]]
+    number: int
 
 
 class GameLeft(NamedTuple):
@@ -164,7 +169,7 @@ Event = (
 def event_name(event: Event) -> str:
     """The event's name on the wire: its class in kebab case.
 
-    >>> event_name(StorageBack()), event_name(GameOver("g", "G", (), {}))
+    >>> event_name(StorageBack()), event_name(GameOver("g", "G", (), (), {}, 1))
     ('storage-back', 'game-over')
     """
     name = type(event).__name__

@@ -174,7 +174,7 @@ class Lobby:
         assert record is not None and record.id == record_id
         self.show(GameSession(rules, deck, record, self.journal))
         self.table.say(f"{rules.title}: {len(names)} players", now)
-        self.table.publish(GameStarted(game, rules.title, dict(values), tuple(names)))
+        self.table.publish(GameStarted(game, rules.title, dict(values), tuple(names), record_id))
 
     def leave_game(self, now: float) -> None:
         """Close the game in play (journaled as finished) and go back to the main menu."""

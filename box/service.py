@@ -435,5 +435,6 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
     if player is not None and player != before.get("current_player"):
         events.append(TurnPassed(game, player))
     if after.get("over") and not before.get("over"):
-        events.append(GameOver(game, rules.title, tuple(after.get("winners", ())), {}))
+        winners = tuple(after.get("winners", ()))
+        events.append(GameOver(game, rules.title, session.players, winners, {}, session.record.id))
     return events

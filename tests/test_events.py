@@ -37,7 +37,7 @@ def test_a_throwaway_subscriber_sees_a_games_events(tmp_path: Path) -> None:
     world.box.button("roll", "short", world.now)
     assert world.bus.flush()
 
-    assert seen[0] == GameStarted("dead-set", "Dead Set", seen[0].options, ("Ann", "Bob"))
+    assert seen[0] == GameStarted("dead-set", "Dead Set", seen[0].options, ("Ann", "Bob"), 1)
     accepted = [event for event in seen if isinstance(event, ActionAccepted)]
     assert accepted[0] == ActionAccepted("dead-set", accepted[0].words, "Ann") and accepted[0].words
     assert Bust("dead-set", "Ann", 210) in seen
@@ -73,11 +73,31 @@ def test_a_slow_or_failing_subscriber_never_holds_up_the_loop() -> None:
 
 
 def test_events_are_json_for_the_wire() -> None:
-    assert as_json(GameOver("dead-set", "Dead Set", ("Ann",), {"Ann": {"celebrities": 13}})) == {
+    assert as_json(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Ann",), {"Ann": {"celebrities": 13}}, 7)) == {
         "event": "game-over",
         "game": "dead-set",
         "title": "Dead Set",
+        "players": ["Ann", "Bob"],
         "winners": ["Ann"],
         "figures": {"Ann": {"celebrities": 13}},
+        "number": 7,
     }
     assert as_json(StorageBack()) == {"event": "storage-back"}
+
+
+def test_the_history_keeps_each_finished_game_as_one_line(tmp_path: Path) -> None:
+    from box.history import HISTORY_FILE, read
+
+    world = SimulatedBox(tmp_path, decks_dir=SCENARIOS / "dead-set" / "decks")
+    world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
+    session = world.box.session
+    assert session is not None
+    world.box.publish(GameOver("dead-set", "Dead Set", session.players, ("Bob",), {"Bob": {"celebrities": 13}}, 1))
+    assert world.bus.flush()
+    (played,) = read(tmp_path / HISTORY_FILE)
+    assert (played.number, played.players, played.winners, played.figures) == (
+        1, ("Ann", "Bob"), ("Bob",), {"Bob": {"celebrities": 13}}
+    )
+    (tmp_path / HISTORY_FILE).write_bytes(b"\xff{not json\n" + (tmp_path / HISTORY_FILE).read_bytes())
+    assert [game.number for game in read(tmp_path / HISTORY_FILE)] == [1]  # a damaged line is skipped
+    assert read(tmp_path / HISTORY_FILE, limit=10) == []  # bounded: a cut line is no game

@@ -49,9 +49,9 @@ def test_every_command_on_an_installed_box_uses_the_services_state(tmp_path: Pat
 
 
 def test_contrast_is_a_setting_checked_like_the_others(tmp_path: Path) -> None:
-    from box.words import DEFAULT_CONTRAST
     from box.config import load_config
     from box.errors import ConfigError
+    from box.words import DEFAULT_CONTRAST
 
     path = tmp_path / "config.toml"
     path.write_text("[box]\ncontrast = 90\n")

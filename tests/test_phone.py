@@ -139,3 +139,32 @@ def test_the_self_test_report_is_kept_for_the_box_page(tmp_path: Path) -> None:
     with TestClient(create_app(WebSettings(tmp_path, tmp_path / "none.sock"))) as client:
         page = client.get("/box").text
     assert "reader left" in page and "(simulated parts)" in page
+
+
+def test_a_phone_command_during_a_storage_fault_is_refused_with_its_reason_and_the_box_stays_up(
+    world: SimulatedBox,
+) -> None:
+    import sqlite3
+
+    answers: list[str] = []
+    holder = sqlite3.connect(world.state_dir / "journal.db", timeout=0)
+    holder.execute("BEGIN IMMEDIATE")  # another program holds the journal: every write is refused
+    try:
+        world.loop.enqueue(ControlCommand("show-code", {"code": "123456", "seconds": 60}, reply=answers.append))
+        world.advance(0.05)
+        assert answers == ["Journal in use"]  # the page is told why, and nothing was done
+        assert world.dump()["screen"] == "menu" and world.dump()["notice"] == "Journal in use"
+    finally:
+        holder.rollback()
+        holder.close()
+    world.advance(6.0)  # the journal is tried again: writes work
+    world.loop.enqueue(ControlCommand("show-code", {"code": "123456", "seconds": 60}, reply=answers.append))
+    world.advance(0.05)
+    assert answers == ["Journal in use", ""] and world.dump()["screen"] == "pair"
+
+
+def test_a_phone_command_that_no_longer_fits_is_refused_to_the_page(world: SimulatedBox) -> None:
+    answers: list[str] = []
+    world.loop.enqueue(ControlCommand("enrol", {"game": "dead-set", "card": "ds999"}, reply=answers.append))
+    world.advance(0.05)
+    assert answers == ["No such card: ds999"] and world.dump()["screen"] == "menu"

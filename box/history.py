@@ -1,0 +1,115 @@
+"""The games played, kept as they end: one line a game in `history.jsonl`, for the phone page.
+
+A subscriber of the box's events (box/events.py), registered by the composition root with one
+line: at each `GameOver` it appends the game's summary (the journal's number of the game, the
+game, its title, players, winners and each player's figures, and when it ended) to the file in
+the state directory. The phone page reads these lines instead of replaying whole games. This
+module is the file's one codec: `append` writes a line, `read` reads the newest lines back,
+bounded in bytes whatever the history's size, and skips a line it cannot take (logged).
+
+>>> import tempfile
+>>> from box.events import GameOver
+>>> path = Path(tempfile.mkdtemp()) / HISTORY_FILE
+>>> History(path, clock=lambda: "2026-12-01 21:00")(GameOver("g", "G", ("Ann", "Bob"), ("Ann",), {}, 3))
+>>> [(entry.number, entry.winners, entry.ended) for entry in read(path)]
+[(3, ('Ann',), '2026-12-01 21:00')]
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from box.events import Event, GameOver
+
+log = logging.getLogger(__name__)
+
+HISTORY_FILE = "history.jsonl"
+MAX_LINE = 16 * 1024  # one game's summary is a few hundred bytes
+MAX_READ = 4 * 1024 * 1024  # the newest ~10,000 games: what the page reads at most
+
+
+class Played(NamedTuple):
+    """One finished game as the history keeps it."""
+
+    number: int
+    game: str
+    title: str
+    players: tuple[str, ...]
+    winners: tuple[str, ...]
+    figures: dict[str, dict[str, int | float]]
+    ended: str  # local time, "YYYY-MM-DD HH:MM"
+
+
+class History:
+    """The subscriber: appends a line for every game that ends."""
+
+    def __init__(self, path: Path, clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M")):
+        self.path, self.clock = path, clock
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, GameOver):
+            append(self.path, Played(event.number, event.game, event.title, event.players, event.winners,
+                                     {player: dict(figures) for player, figures in event.figures.items()}, self.clock()))
+
+
+def append(path: Path, played: Played) -> None:
+    """Add `played` as one line, durably; never through a link (OSError when the file cannot be written)."""
+    line = json.dumps(played._asdict(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    if len(line) > MAX_LINE:
+        raise ValueError(f"{path.name}: game {played.number}'s summary is over {MAX_LINE} bytes")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read(path: Path, limit: int = MAX_READ) -> list[Played]:
+    """The newest games of the history, oldest first: at most `limit` bytes from the file's end are read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return []
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = os.read(fd, min(size, limit))
+    finally:
+        os.close(fd)
+    lines = data.split(b"\n")
+    if start:
+        lines = lines[1:]  # the first line was cut by the limit
+    games = []
+    for line in lines:
+        if line.strip():
+            try:
+                games.append(decode(json.loads(line)))
+            except (ValueError, TypeError, KeyError) as problem:
+                log.warning("%s: a line skipped (%s)", path.name, problem)
+    return games
+
+
+def decode(data: Any) -> Played:
+    """A line's object as `Played`; ValueError when it is not one."""
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    number, game, title, ended = data["number"], data["game"], data["title"], data["ended"]
+    if not isinstance(number, int) or not all(isinstance(text, str) for text in (game, title, ended)):
+        raise ValueError("number, game, title or ended of the wrong kind")
+    players, winners, figures = data["players"], data["winners"], data["figures"]
+    if not (isinstance(players, list) and isinstance(winners, list) and isinstance(figures, dict)):
+        raise ValueError("players, winners or figures of the wrong kind")
+    clean = {
+        str(player): {str(key): value for key, value in row.items() if isinstance(value, int | float)}
+        for player, row in figures.items()
+        if isinstance(row, dict)
+    }
+    return Played(number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended)
