@@ -44,8 +44,8 @@ from box.roster import PLAYER, ROSTER_FILE, STARTED, UPLOADED_DECKS, Roster, sav
 from box.screen import Card, Screen
 from box.seating import LetterPicker, placeholder, remembered
 from box.session import GameSession
-from box.tags import TAGS_FILE, TagMap, TagsSetAside, simulated_uid
-from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved
+from box.tags import TAGS_FILE, TagMap, TagsSetAside
+from box.tagtransfer import BUSY, LOAD, SAVE, TagsMoved, replaced_by
 from box.tools import DiceCup, ShotTimer, TimerScreen
 from box.words import READERS, VOLUME_LEVELS, PressKind, Sound
 
@@ -713,28 +713,26 @@ class Box:
                 self.say(result.answer, now)
                 self.sounds.append(Sound.RIGHT)
             return
-        replaced = self.replaced_by(result.imported)
-        apply = partial(self.take_tags, result.imported, result.answer)
+        unchanged = result.merged is not None and result.base == self.tags.cards  # as the worker merged them
+        replaced = result.replaced if unchanged else replaced_by(self.tags.cards, self.merged(result).cards)
+        apply = partial(self.take_tags, result)
         if replaced:
             self.push(Confirm(f"Replace {replaced} tag{'s' if replaced != 1 else ''}?", apply))
             self.say(result.answer, now)
         else:
             apply(now)
 
-    def replaced_by(self, imported: TagMap) -> int:
-        """How many of the map's tags an import changes (the simulator's made-up tags do not count)."""
+    def merged(self, result: TagsMoved) -> TagMap:
+        """The map a load's answer brings: merged off the loop, unless the tags changed meanwhile."""
+        if result.merged is not None and result.base == self.tags.cards:
+            return result.merged
         merged = TagMap(self.tags.cards)
-        merged.merge(imported)
-        return sum(
-            1
-            for uid, card in self.tags.cards.items()
-            if merged.cards.get(uid) != card and uid != simulated_uid(*card)
-        )
+        merged.merge(result.imported or TagMap())
+        return merged
 
-    def take_tags(self, imported: TagMap, answer: str, now: float) -> None:
-        """Merge a checked import over the tag map and save it as enrolment does (tags.csv)."""
-        merged = TagMap(self.tags.cards)
-        merged.merge(imported)
+    def take_tags(self, result: TagsMoved, now: float) -> None:
+        """Swap in the stick's tags merged over the map, saved first as enrolment does (tags.csv)."""
+        merged, answer = self.merged(result), result.answer
         if self.settings.state_dir is not None:
             try:
                 merged.save(self.settings.state_dir / TAGS_FILE)
