@@ -99,3 +99,27 @@ def decode_text(data: bytes, path: object, error: type[FileProblem] = FileProble
             if len(line) > MAX_FIELD:
                 raise error(path, f"a line of {len(line)} characters; at most {MAX_FIELD}", line=number)
     return text.removeprefix("\ufeff")
+
+
+def parse_toml(text: str, path: object, error: type[FileProblem] = FileProblem) -> dict:
+    """`text` as TOML, or `error` with the line of the mistake; nesting deep enough to exhaust the
+    parser is refused too (tomllib recurses).
+
+    >>> parse_toml("a = " + "[" * 5000, "x.toml")
+    Traceback (most recent call last):
+    box.errors.FileProblem: x.toml: not valid TOML: nested too deep
+    >>> parse_toml("a = 1\\nb = ?\\n", "x.toml")
+    Traceback (most recent call last):
+    box.errors.FileProblem: x.toml:2: not valid TOML: Invalid value
+    """
+    import re
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        found = re.search(r"line (\d+)", str(problem))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)|\s*\(at end of document\)", "", str(problem))
+        raise error(path, f"not valid TOML: {message}", line=int(found.group(1)) if found else None) from None
+    except RecursionError:
+        raise error(path, "not valid TOML: nested too deep") from None

@@ -55,12 +55,12 @@ def read_bounded(
         raise error(path, f"no such {what}") from None
     except OSError as problem:
         if problem.errno in _NOT_FOLLOWED:
-            raise error(path, f"a link, not a {what}: the box reads no file through a link") from None
+            raise error(path, "a link, not a file: the box reads no file through a link") from None
         raise error(path, f"cannot read it: {problem.strerror or problem}", storage_fault=True) from None
     try:
         kind = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(kind):
-            raise error(path, f"{_kind_of(kind)}, not a {what}")
+            raise error(path, f"{_kind_of(kind)}, not a file")
         chunks, count = [], 0
         while count <= limit:
             chunk = os.read(descriptor, min(CHUNK, limit + 1 - count))
