@@ -236,12 +236,19 @@ def format_tags(entries: Iterable[tuple[bytes, tuple[str, str]]], name_of: Calla
     """
     lines = [",".join((*HEADER, NAME) if name_of else HEADER)]
     quoted = csv.writer(_LineSink(lines), lineterminator="")
+    uids: set[bytes] = set()
+    cards: set[tuple[str, str]] = set()
     for uid, (game, card) in entries:
         if check_entry(uid, game, card) != card:
             raise ValueError(f"card: {card!r} is not how the box keeps this name")
+        key = (game, card.casefold() if game == PLAYER else card)
+        if uid in uids or key in cards:
+            raise ValueError(f"{'uid: tag ' + uid.hex() if uid in uids else 'card: ' + game + ' ' + card} twice")
+        uids.add(uid)
+        cards.add(key)
         row = [uid.hex(), game, card]
-        if name_of is not None:
-            row.append(" ".join(str(name_of(game, card)).split()))  # informative: one line, whatever the deck says
+        if name_of is not None:  # informative: one line of printable text, whatever the deck says
+            row.append(" ".join("".join(c if c.isprintable() else " " for c in str(name_of(game, card))).split()))
         quoted.writerow(row)
     return "\n".join(lines) + "\n"
 
