@@ -91,20 +91,20 @@ def check_entry(uid: bytes, game: str, card: str) -> str:
     """
     if len(uid) not in UID_LENGTHS:
         raise ValueError(f"uid: a tag UID has 4, 7 or 10 bytes, not {len(uid)}")
+    if game == PLAYER:
+        try:
+            return player_name(card)
+        except ValueError as problem:
+            raise ValueError(f"card: {problem}") from None
     for field, value in (("game", game), ("card", card)):
         if not value.strip():
             raise ValueError(f"{field}: empty {field}")
         if not value.isprintable():
             raise ValueError(f"{field}: not printable text: {value[:40]!r}")
     if game != game.strip():
-        raise ValueError(f"game: spaces around {game!r}")
-    if game == PLAYER:
-        try:
-            return player_name(card)
-        except ValueError as problem:
-            raise ValueError(f"card: {problem}") from None
+        raise ValueError(f"game: spaces around {game[:40]!r}")
     if card != card.strip():
-        raise ValueError(f"card: spaces around {card!r}")
+        raise ValueError(f"card: spaces around {card[:40]!r}")
     return card
 
 
