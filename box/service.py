@@ -620,9 +620,9 @@ class Box:
             return
         try:
             save_roster(settings.roster, settings.state_dir / ROSTER_FILE)
-        except OSError as problem:  # the game goes on; the names are kept until the box restarts
-            log.error("roster not saved: %s", problem)
-            self.say(f"Names not saved: {problem.strerror or problem}", now)
+        except (OSError, ValueError) as problem:  # the game goes on; the names are kept until the box restarts
+            log.error("roster not saved: %s", problem)  # ValueError: a name its loader would refuse
+            self.say(f"Names not saved: {getattr(problem, 'strerror', None) or problem}", now)
 
     def open_tool(self, tool: Tool, now: float) -> None:
         if tool is Tool.SHOT_TIMER:

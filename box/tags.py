@@ -144,8 +144,8 @@ def scan_tags(
                 columns = _header(cells)
                 if columns is not None:
                     continue
-                columns = HEADER  # the lines after a missing header are read as uid,game,card
-                raise ConfigError(
+                columns = HEADER  # this line and the next are read as uid,game,card: a box keeps their tags
+                yield ConfigError(
                     source, f"the first line must be the header {','.join(HEADER)} ({NAME} optional)", line=number
                 )
             row = _row(cells, columns, source, number, deck_of, by_name)

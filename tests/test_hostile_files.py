@@ -514,3 +514,22 @@ def test_fuzz_the_settings_pin_map_board_and_deck_codecs(tmp_path: Path, data: b
         (folder / "pinmap.toml").write_text(toml)
         refused_in_one_line(lambda: load_config(folder / "config.toml"))
         refused_in_one_line(lambda: load_pinmap(folder / "pinmap.toml"))
+
+
+def test_a_tag_map_without_its_header_keeps_every_tag_on_the_box(tmp_path: Path) -> None:
+    path = tmp_path / TAGS_FILE
+    path.write_text("04a1b2c3,dead-set,ds001\n04a1b2c4,dead-set,ds002\n")
+    with pytest.raises(FileProblem, match=":1: the first line must be the header uid,game,card"):
+        TagMap.load(path)
+    tags, aside = TagMap.load_or_recover(path)
+    assert aside is not None and len(tags.cards) == 2
+    assert TagMap.load(path).cards == tags.cards  # saved again, with its header
+
+
+def test_a_roster_its_loader_would_refuse_is_not_saved_and_the_game_goes_on(tmp_path: Path) -> None:
+    from tests.test_seating import make_box
+
+    box = make_box(tmp_path)
+    box.remember_names(("Bartholomew Smithers", "Ann"), 1.0)  # a name from a tag, longer than the rule
+    assert box.dump(1.0)["notice"].startswith("Names not saved: names: a player's name has at most 16")
+    assert not (tmp_path / ROSTER_FILE).exists()
