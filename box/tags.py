@@ -123,7 +123,7 @@ def scan_tags(
     line: a tag map has no quoted line breaks, so a bad line costs that line only).
 
     `deck_of` checks each card against its game's deck (`by_name`: a card may be given by its
-    name); without it any game and card will do. Later duplicates of a tag or a card are errors.
+    name); without it any game and card will do. A tag or a card given again on a later line is an error.
     """
     columns: tuple[str, ...] | None = None
     uid_line: dict[bytes, int] = {}
