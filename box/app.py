@@ -21,9 +21,9 @@ from box.hardware import Parts, open_parts
 from box.history import HISTORY_FILE, History
 from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
-from box.phone import read_roster_file
 from box.pinmap import PinMap
 from box.ports.usb import FakeSticks, Sticks, UdisksSticks
+from box.roster import ROSTER_FILE, load_or_recover
 from box.screen import Screen
 from box.service import Box, Settings
 from box.tags import TAGS_FILE, TagMap, TagsSetAside
@@ -111,8 +111,9 @@ def assemble(
             made_up = (lambda: decks.values()) if decks is not None else (lambda: load_decks(settings.decks_dir).values())
         tags, tags_aside = load_tags(state_dir, made_up)
         settings.readers, settings.state_dir = dict(pinmap.readers), state_dir
-        if root is None:  # the phone page's names and default options (roster.json)
-            settings.roster = read_roster_file(settings) or settings.roster
+        roster_aside = None
+        if root is None and state_dir is not None:  # the phone page's names and default options
+            settings.roster, roster_aside = load_or_recover(state_dir / ROSTER_FILE)
         sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
         transfers = Transfers(sticks, inbox.put, unavailable=no_sticks)
         opened = parts
@@ -129,6 +130,7 @@ def assemble(
             decks=decks,
             root=root(tags) if root else None,
             tags_aside=tags_aside,
+            roster_aside=roster_aside,
             writer=lambda request: opened.readers[request.reader].request_write(request),
             transfer=transfers.start,
             bus=bus,

@@ -194,11 +194,15 @@ def read_deck(
         card_id = values["id"]
         if not card_id:
             raise DeckError(path, "empty id", line=line, field="id")
+        if not card_id.isprintable():  # a tag map keeps ids one to a line: no line break in one
+            raise DeckError(path, f"an id is one line of letters and signs, not {card_id[:40]!r}", line=line, field="id")
         if card_id in cards:
             raise DeckError(path, f"duplicate id {card_id!r} (first on line {line_of[card_id]})", line=line, field="id")
         name = values.get(name_column, "")
         if not name:
             raise DeckError(path, "empty name", line=line, field=name_column)
+        if not name.isprintable():  # the OLED, the tag map and the logs show a name on one line
+            raise DeckError(path, f"a name is one line of text, not {name[:40]!r}", line=line, field=name_column)
         if name.casefold() in seen_names:
             raise DeckError(
                 path,
@@ -256,6 +260,31 @@ def check_decks_folder(folder: Path, field: str | None = None) -> Path:
     if not os.access(folder, os.R_OK | os.X_OK):
         raise DeckError(folder, "cannot read this folder of decks (its permissions)", field=field)
     return folder
+
+
+def card_names(path: Path, name_column: str = "name") -> dict[str, str]:
+    """A deck file's ids and names only, without its game's rules (the phone page names cards with
+    it): read like a deck (bounded, no link, UTF-8), DeckError for a file without id and name.
+
+    >>> names = card_names(BUILTIN_DIR / "dead-set.csv")
+    >>> len(names) > 10, all(card_id and name for card_id, name in names.items())
+    (True, True)
+    """
+    text = read_text(path, DeckError, "deck file")
+    lines = (line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+    names: dict[str, str] = {}
+    reader = csv.reader(lines)
+    header: list[str] | None = None
+    for row in _rows(reader, str(path)):
+        if header is None:
+            header = [cell.strip() for cell in row]
+            if "id" not in header or name_column not in header:
+                raise DeckError(path, f"header lacks id or {name_column}")
+            continue
+        values = dict(zip(header, (cell.strip() for cell in row)))
+        if values.get("id"):
+            names[values["id"]] = values.get(name_column, "")
+    return names
 
 
 def open_deck(

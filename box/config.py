@@ -15,17 +15,18 @@ open = true                     # reading pages open on the local network; false
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from box.cards import check_decks_folder
-from box.errors import ConfigError, DeckError, read_text
+from box.errors import ConfigError, DeckError, parse_toml, read_text
 from box.words import DEFAULT_CONTRAST
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
 KEYS = {"names", "decks", "pinmap", "contrast"}
 WEB_KEYS = {"listen", "open"}
+MAX_CONFIG_BYTES = 64 * 1024
+"""A settings file is a few lines: a file far larger is not one."""
 
 
 @dataclass(frozen=True)
@@ -42,20 +43,18 @@ def load_config(path: Path | None) -> Config:
     """Read the settings; no file is the defaults. Raises ConfigError with file, line, field."""
     if path is None or not path.exists():
         return Config()
-    text = read_text(path, ConfigError, "settings file")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as problem:
-        found = re.search(r"line (\d+)", str(problem))
-        raise ConfigError(path, str(problem).split(" (at")[0], line=int(found.group(1)) if found else None) from None
+    text = read_text(path, ConfigError, "settings file", limit=MAX_CONFIG_BYTES)
+    data = parse_toml(text, path, ConfigError)
 
     def fail(key: str, message: str, section: str = "box") -> ConfigError:
-        line = next((n for n, t in enumerate(text.splitlines(), 1) if re.match(rf"\s*{key}\s*=", t)), None)
-        return ConfigError(path, message, line=line, field=f"{section}.{key}")
+        written = re.compile(rf"""\s*["']?{re.escape(key)}["']?\s*=""")  # a key may hold any character
+        line = next((n for n, t in enumerate(text.splitlines(), 1) if written.match(t)), None)
+        return ConfigError(path, message, line=line, field=f"{section}.{key[:40]}")
 
     unknown = set(data) - {"box", "web"}
     if unknown:
-        raise ConfigError(path, f"unknown section(s) {', '.join(sorted(unknown))}; only [box] and [web]")
+        shown = ", ".join(sorted(name[:40] for name in unknown))
+        raise ConfigError(path, f"unknown section(s) {shown}; only [box] and [web]")
     web = data.get("web", {})
     if not isinstance(web, dict):
         raise ConfigError(path, "web must be a section: [web]", line=fail("web", "").line, field="web")

@@ -27,25 +27,23 @@ as CSV (`uid,game,card,name`).
 from __future__ import annotations
 
 import contextlib
-import csv
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from box.cards import Deck
 from box.errors import ConfigError, read_text
+from box.files import write_atomically
 from box.games.base import View
 from box.messages import CardWritten, WriteCard, WriteOutcome
 from box.screen import BaseScreen, Card
-from box.tags import TagMap
-from box.words import UID_LENGTHS, Sound
+from box.tags import MAX_TAG_BYTES, TagMap, format_tags, parse_tags
+from box.words import Sound
 
 if TYPE_CHECKING:
     from PIL import Image
 
 NOTICE_SECONDS = 3.0
-EXPORT_COLUMNS = ("uid", "game", "card", "name")
-REQUIRED_COLUMNS = ("uid", "game", "card")
 BAR_WIDTH = 10
 
 
@@ -223,10 +221,10 @@ class Enrolment(BaseScreen):
         if self.path is not None:
             try:
                 self.tags.save(self.path)
-            except OSError as problem:
+            except (OSError, ValueError) as problem:
                 self.tags.cards.clear()
                 self.tags.cards.update(before)
-                self.refuse(f"Not saved: {problem.strerror or problem}", now)
+                self.refuse(f"Not saved: {getattr(problem, 'strerror', None) or problem}", now)
                 return False
         self.enrolled += 1
         self.say(said, now)
@@ -325,71 +323,39 @@ class Enrolment(BaseScreen):
 
 
 def export_tags(tags: TagMap, game: str, deck: Deck, path: Path) -> int:
-    """Write the game's tags as CSV (`uid,game,card,name`, in deck order); the count written."""
-    rows = [(uid, card_id) for card_id in deck.cards if (uid := tags.uid_of(game, card_id)) is not None]
-    temporary = path.with_name(path.name + ".tmp")
+    """Write the game's tags with the tag map's codec (`uid,game,card,name`, in deck order); the count written."""
+    uid_of = {card: uid for uid, card in tags.cards.items()}
+    rows = [(uid_of[game, card_id], (game, card_id)) for card_id in deck.cards if (game, card_id) in uid_of]
     try:
-        with open(temporary, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(EXPORT_COLUMNS)
-            for uid, card_id in rows:
-                writer.writerow([uid.hex(), game, card_id, deck.name_of(card_id)])
-        temporary.replace(path)
+        write_atomically(path, format_tags(rows, lambda _, card_id: deck.name_of(card_id)))
     except OSError as problem:
-        if temporary.is_file():
-            temporary.unlink()
         raise ConfigError(path, f"cannot write it: {problem.strerror or problem}", field="--export") from None
+    except ValueError as problem:
+        raise ConfigError(path, f"a tag the box cannot write ({problem})", field="--export") from None
     return len(rows)
 
 
 def read_import(
     path: Path, game: str, deck: Deck, tags: TagMap, names: Callable[[str, str], str] | None = None
 ) -> list[tuple[bytes, str]]:
-    """Read and check an export file against `deck` and `tags`: the (uid, card id) pairs.
+    """Read and check an export file against `deck` and `tags` with the tag map's codec: the (uid, card id) pairs.
 
     Raises ConfigError naming the file, the line and the field for the first bad line.
     A card may be given by id or name; the `name` column is optional and only informative.
     """
-    text = read_text(path, ConfigError)  # a folder, unreadable, not UTF-8: one line; a BOM is fine
-    reader = csv.reader(text.splitlines())
-    header: list[str] | None = None
-    pairs: list[tuple[bytes, str]] = []
-    uid_line: dict[bytes, int] = {}
-    card_line: dict[str, int] = {}
-    for row in reader:
-        line = reader.line_num
-        if not row or all(not cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
-            continue
-        if header is None:
-            header = [cell.strip().lower() for cell in row]
-            missing = [c for c in REQUIRED_COLUMNS if c not in header]
-            extra = [c for c in header if c not in EXPORT_COLUMNS]
-            if missing or extra:
-                raise ConfigError(path, f"the header must be {','.join(EXPORT_COLUMNS)} (name optional)", line=line)
-            continue
-        if len(row) != len(header):
-            raise ConfigError(path, f"expected {len(header)} fields, found {len(row)}", line=line)
-        values = {key: cell.strip() for key, cell in zip(header, row)}
-        uid = parse_uid(values["uid"], path, line)
-        if values["game"] != game:
-            raise ConfigError(
-                path,
-                f"this row is for {values['game'] or 'no game'!r}, not {game} (import it with gravebox enroll"
-                f" {values['game'] or 'GAME'} --import)",
-                line=line,
-                field="game",
-            )
-        card_id = deck.find(values["card"])
-        if card_id is None:
-            raise ConfigError(path, f"no card {values['card']!r} in the {game} deck", line=line, field="card")
-        if uid in uid_line:
-            raise ConfigError(path, f"tag {uid.hex()} is also on line {uid_line[uid]}", line=line, field="uid")
-        if card_id in card_line:
-            raise ConfigError(path, f"card {card_id} is also on line {card_line[card_id]}", line=line, field="card")
-        uid_line[uid], card_line[card_id] = line, line
-        pairs.append((uid, card_id))
-    if header is None:
-        raise ConfigError(path, f"the file is empty: it needs the header {','.join(EXPORT_COLUMNS)}")
+
+    def deck_of(other: str) -> Deck:
+        if other != game:
+            raise ValueError(refused_game(other, game))
+        return deck
+
+    text = read_text(path, ConfigError, limit=MAX_TAG_BYTES)  # a folder, a link, not UTF-8: one line
+    rows = parse_tags(text, path, deck_of, by_name=True)
+    for row in rows:
+        if row.game != game:  # a player's token: not a card of this game
+            raise ConfigError(path, refused_game(row.game, game), line=row.line, field="game")
+    pairs = [(row.uid, row.card) for row in rows]
+    uid_line = {row.uid: row.line for row in rows}
     renamed = {card_id for _, card_id in pairs}
     for uid, card_id in pairs:  # a tag kept by a card of another game, or by a card the file leaves alone
         owner = tags.lookup(uid)
@@ -404,16 +370,9 @@ def read_import(
     return pairs
 
 
-def parse_uid(text: str, path: Path, line: int) -> bytes:
-    """A tag UID in hex (colons and spaces allowed): 4, 7 or 10 bytes."""
-    cleaned = text.replace(":", "").replace(" ", "")
-    try:
-        uid = bytes.fromhex(cleaned)
-    except ValueError:
-        raise ConfigError(path, f"not a hex UID: {text!r}", line=line, field="uid") from None
-    if len(uid) not in UID_LENGTHS:
-        raise ConfigError(path, f"a tag UID has 4, 7 or 10 bytes, not {len(uid)}", line=line, field="uid")
-    return uid
+def refused_game(other: str, game: str) -> str:
+    """Why a row of an import for `game` is for another game."""
+    return f"this row is for {other!r}, not {game} (import it with gravebox enroll {other} --import)"
 
 
 def import_tags(path: Path, game: str, deck: Deck, tags: TagMap, names: Callable[[str, str], str] | None = None) -> int:

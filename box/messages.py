@@ -11,6 +11,7 @@ named tuples and an enum: the box's start imports this module and nothing more f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -125,6 +126,13 @@ class TagsMoved(NamedTuple):
     """False: nothing was saved or read (the answer says why)."""
     imported: TagMap | None = None
     """LOAD: the stick's tags, checked in full against the decks (None: nothing to change)."""
+    merged: TagMap | None = None
+    """LOAD: `base` with the stick's tags merged over it: the map to swap in (made off the loop)."""
+    replaced: int = 0
+    """LOAD: how many tags of `base` the import changes or drops (made-up simulator tags aside)."""
+    base: Mapping[bytes, tuple[str, str]] | None = None
+    """LOAD: the box's tags when the job started, which `merged` was made over: if the box's tags
+    are no longer these (a tag enrolled meanwhile), merge `imported` over them instead."""
 
 
 class Refused(Exception):

@@ -159,8 +159,8 @@ class Phone:
             return
         try:
             self.tags.save(self.settings.state_dir / TAGS_FILE)
-        except OSError as problem:
-            self.host.reject(f"Not saved: {problem.strerror or problem}", now)
+        except (OSError, ValueError) as problem:  # ValueError: a map its own reader would refuse
+            self.host.reject(f"Not saved: {getattr(problem, 'strerror', None) or problem}", now)
 
     def reload_tags(self, now: float) -> None:
         """Read the tag map again (a restored backup); the simulator's made-up tags stay under it."""

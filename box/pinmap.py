@@ -14,16 +14,16 @@ the line and the field, before any pin is touched.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from box.errors import ConfigError, read_text
+from box.errors import ConfigError, parse_toml, read_text
 from box.words import BUTTONS, READERS
 
+MAX_PINMAP_BYTES = 64 * 1024  # the box's own is 2 kB
 GPIO_PINS = range(28)  # BCM GPIO0..GPIO27 on the 40-pin header
 I2C_PINS = (2, 3)  # I2C1 SDA/SCL: the OLED
 # The UARTs the readers use when they sit on the Pi's own UARTs, in reader order:
@@ -90,12 +90,8 @@ class PinMap:
 
 def load_pinmap(path: str | Path = DEFAULT_PINMAP) -> PinMap:
     """Read and validate a pin map file; raise `ConfigError` naming file, line and field."""
-    text = read_text(path, ConfigError, "pin map")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        line = re.search(r"at line (\d+)", str(error))
-        raise ConfigError(path, f"not valid TOML: {error}", line=int(line[1]) if line else None) from None
+    text = read_text(path, ConfigError, "pin map", limit=MAX_PINMAP_BYTES)
+    data = parse_toml(text, path, ConfigError)
     return _Checker(str(path), text).check(data)
 
 

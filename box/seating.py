@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from box.games.base import View
 from box.menu import MenuScreen, Picker
-from box.roster import MAX_NAME_LENGTH, MAX_NAMES, ROSTER_FILE, save_roster
+from box.roster import MAX_NAME_LENGTH, MAX_NAMES, ROSTER_FILE, player_name, save_roster
 from box.screen import BaseScreen, StackHost
 from box.words import PressKind, Sound
 
@@ -147,6 +147,11 @@ class Seating:
 
     def player_joins(self, name: str, now: float) -> None:
         """A player's token laid on a reader at a game's setup: that name takes the next seat."""
+        try:
+            name = player_name(name, self.settings.known_names)  # the roster's spelling, or refused
+        except ValueError as problem:
+            self.host.reject(str(problem), now)
+            return
         menu = self.menu.menu
         if self.host.top is not self.menu or menu.page == "main":
             self.host.reject("Player tokens join at a game's setup", now)
@@ -188,8 +193,12 @@ class Seating:
 
     def new_name(self, seat: int, name: str, now: float) -> None:
         """A name spelt on the box: the roster's own spelling when it has it already, else a new one."""
-        known = {existing.casefold(): existing for existing in self.settings.known_names}
-        self.take_seat(seat, known.get(name.casefold(), name), now)
+        try:
+            name = player_name(name, self.settings.known_names)  # the roster's own spelling when it has it
+        except ValueError as problem:
+            self.host.reject(str(problem), now)
+            return
+        self.take_seat(seat, name, now)
 
     def take_seat(self, seat: int, name: str, now: float) -> None:
         self.menu.menu = self.menu.menu.seat(seat, name)
@@ -206,6 +215,6 @@ class Seating:
             return
         try:
             save_roster(settings.roster, settings.state_dir / ROSTER_FILE)
-        except OSError as problem:  # the game goes on; the names are kept until the box restarts
-            log.error("roster not saved: %s", problem)
-            self.host.say(f"Names not saved: {problem.strerror or problem}", now)
+        except (OSError, ValueError) as problem:  # the game goes on; the names are kept until the box restarts
+            log.error("roster not saved: %s", problem)  # ValueError: a name its loader would refuse
+            self.host.say(f"Names not saved: {getattr(problem, 'strerror', None) or problem}", now)

@@ -58,7 +58,7 @@ from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused
 from box.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.phone import Phone
 from box.readers import ReaderWatch
-from box.roster import Roster
+from box.roster import Roster, RosterSetAside
 from box.screen import Card, Screen
 from box.seating import Seating
 from box.session import GameSession
@@ -125,6 +125,7 @@ class Box:
         decks: dict[str, Deck] | None = None,
         root: Screen | None = None,
         tags_aside: TagsSetAside | None = None,
+        roster_aside: RosterSetAside | None = None,
         writer: Callable[[WriteCard], None] | None = None,
         transfer: Transfer | None = None,
         bus: EventBus | None = None,
@@ -167,6 +168,9 @@ class Box:
         if tags_aside is not None:
             kept = "Journal, tag map damaged" if damaged is not None else "Tag map damaged"
             self.say(f"{kept}: copy kept, {tags_aside.readable} tags", now=0.0, seconds=30.0)
+        if roster_aside is not None:
+            log.error("%s", roster_aside)
+            self.say("Names damaged: copy kept, no names", now=0.0, seconds=30.0)
         if root is None and (problem := self.lobby.resume()):
             self.say(problem, now=0.0, seconds=30.0)
 

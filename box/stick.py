@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from box.menu import Confirm, Picker
 from box.messages import BUSY, LOAD, SAVE, TagsMoved
-from box.tags import TAGS_FILE, TagMap, simulated_uid
+from box.tags import TAGS_FILE, TagMap, replaced_by
 from box.words import Sound
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ class StickJobs:
             self.host.reject("No USB service on this box", now)
             return
         try:
-            self.transfer(job, self.tags, self.decks())  # the import is checked against them, the export names cards
+            snapshot = TagMap(dict(self.tags.cards))  # the worker's own copy: the loop's map may change meanwhile
+            self.transfer(job, snapshot, self.decks())  # the import is checked against the decks, the export names cards
         except RuntimeError as problem:  # no thread to be had
             log.error("USB %s not started: %s", job, problem)
             self.host.reject(f"USB failed: {problem}", now)
@@ -81,34 +82,34 @@ class StickJobs:
                 self.host.say(result.answer, now)
                 self.host.play(Sound.RIGHT)
             return
-        replaced = self.replaced_by(result.imported)
-        apply = partial(self.take, result.imported, result.answer)
+        unchanged = result.merged is not None and result.base == self.tags.cards  # as the worker merged them
+        replaced = result.replaced if unchanged else replaced_by(self.tags.cards, self.merged(result).cards)
+        apply = partial(self.take, result)
         if replaced:
             self.host.push(Confirm(f"Replace {replaced} tag{'s' if replaced != 1 else ''}?", apply))
             self.host.say(result.answer, now)
         else:
             apply(now)
 
-    def replaced_by(self, imported: TagMap) -> int:
-        """How many of the map's tags an import changes (the simulator's made-up tags do not count)."""
+    def merged(self, result: TagsMoved) -> TagMap:
+        """The map a load's answer brings: merged off the loop, unless the tags changed meanwhile."""
+        if result.merged is not None and result.base == self.tags.cards:
+            return result.merged
         merged = TagMap(self.tags.cards)
-        merged.merge(imported)
-        return sum(
-            1 for uid, card in self.tags.cards.items() if merged.cards.get(uid) != card and uid != simulated_uid(*card)
-        )
+        merged.merge(result.imported or TagMap())
+        return merged
 
-    def take(self, imported: TagMap, answer: str, now: float) -> None:
-        """Merge a checked import over the tag map and save it as enrolment does (tags.csv)."""
-        merged = TagMap(self.tags.cards)
-        merged.merge(imported)
+    def take(self, result: TagsMoved, now: float) -> None:
+        """Swap in the stick's tags merged over the map, saved first as enrolment does (tags.csv)."""
+        merged = self.merged(result)
         if self.settings.state_dir is not None:
             try:
                 merged.save(self.settings.state_dir / TAGS_FILE)
-            except OSError as problem:
+            except (OSError, ValueError) as problem:  # ValueError: a map its own reader would refuse
                 log.error("imported tag map not saved: %s", problem)
-                self.host.reject(f"Not saved: {problem.strerror or problem}", now)
+                self.host.reject(f"Not saved: {getattr(problem, 'strerror', None) or problem}", now)
                 return
         self.tags.cards.clear()  # the same map object: the screens that hold it see the new tags
         self.tags.cards.update(merged.cards)
-        self.host.say(answer, now)
+        self.host.say(result.answer, now)
         self.host.play(Sound.RIGHT)

@@ -1,12 +1,15 @@
 """The whole tag map to and from a USB stick: the box's own menu moves its cards to a second box.
 
 The file is ``gravebox-tags.csv`` at the stick's top, ``uid,game,card,name`` (the same columns
-as ``gravebox enroll GAME --export``, every game in one file). An import is checked in full
-first (every line, against this box's decks) and merged over the tag map only when all of it is
-good; otherwise nothing changes and the answer names the first bad line. Both run off the loop
-(D-Bus and a stick's file system take their time) and answer one line for the screen:
-`Transfers` runs them on a short-lived worker thread and posts a `TagsMoved` into the loop's
-inbox, where the Box applies it (box/service.py, the menu's *USB stick*).
+as ``gravebox enroll GAME --export``, every game in one file), read and written by the tag map's
+one codec (box/tags.py): the file must be a regular file (no link, no FIFO, no device) of at most
+`MAX_TAG_BYTES`. An import is checked in full first (every line, against this box's decks) and
+merged over the tag map only when all of it is good; otherwise nothing changes and the answer
+names the first bad line. Both run off the loop (D-Bus, a stick's file system, checking and
+merging thousands of tags take their time) and answer one line for the screen: `Transfers` runs
+them on a short-lived worker thread and posts a `TagsMoved` into the loop's inbox, carrying the
+merged map and how many tags it changes, so the Box only swaps it in (box/service.py, the
+menu's *USB stick*).
 
 >>> import tempfile
 >>> from box.cards import Deck
@@ -22,9 +25,8 @@ inbox, where the Box applies it (box/service.py, the menu's *USB stick*).
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,18 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from box.cards import Deck
-from box.messages import SAVE, TagsMoved
+from box.errors import ConfigError, FileProblem
+from box.files import read_bounded, write_atomically
+from box.messages import LOAD, SAVE, TagsMoved
 from box.ports.usb import NoUsbService, Stick, StickError, Sticks
-from box.roster import PLAYER, write_atomically
-from box.tags import TagMap
-from box.words import UID_LENGTHS
+from box.roster import PLAYER
+from box.tags import MAX_TAG_BYTES, TagMap, format_tags, parse_tag_bytes, replaced_by
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "gravebox-tags.csv"
-COLUMNS = ("uid", "game", "card", "name")
-MAX_FILE_BYTES = 1_000_000
-"""An export of a few thousand cards is ~100 kB: anything far larger is not one."""
 
 
 @contextmanager
@@ -76,6 +76,9 @@ def _export(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[bo
         return False, str(problem)
     except StickError as problem:
         return False, f"Not saved: {problem}"
+    except ValueError as problem:  # a tag the codec would not read back: nothing written
+        log.error("tag map export refused: %s", problem)
+        return False, f"Not saved: a tag the box cannot write ({problem})"
     except OSError as problem:
         log.warning("tag map export failed: %s", problem)
         return False, f"Not saved: cannot write the stick ({problem.strerror or problem})"
@@ -83,99 +86,50 @@ def _export(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[bo
 
 
 def _write(tags: TagMap, decks: Mapping[str, Deck], path: Path) -> int:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(COLUMNS)
-    rows = sorted(tags.cards.items(), key=lambda item: (item[1], item[0]))
-    for uid, (game, card_id) in rows:
+    def name_of(game: str, card_id: str) -> str:
         deck = decks.get(game)
-        name = card_id if game == PLAYER else deck.name_of(card_id) if deck is not None and card_id in deck else ""
-        writer.writerow([uid.hex(), game, card_id, name])
-    write_atomically(path, buffer.getvalue())  # on the stick before the old file is replaced
+        return card_id if game == PLAYER else deck.name_of(card_id) if deck is not None and card_id in deck else ""
+
+    rows = sorted(tags.cards.items(), key=lambda item: (item[1], item[0]))
+    write_atomically(path, format_tags(rows, name_of))  # on the stick before the old file is replaced
     return len(rows)
 
 
 def import_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[TagMap | None, str]:
     """Read the stick's file and check all of it: the merged tag map (None: nothing changes) and one line."""
+    imported, answer = read_stick(decks, sticks)
+    if imported is None:
+        return None, answer
+    merged = TagMap(tags.cards)
+    merged.merge(imported)
+    return merged, answer
+
+
+def read_stick(decks: Mapping[str, Deck], sticks: Sticks) -> tuple[TagMap | None, str]:
+    """The stick's tags, every line checked against `decks` (None: nothing to change), and one line."""
     try:
         with _mounted(sticks) as (stick, root):
-            text = _read(root / FILE_NAME)
+            data = _read(root / FILE_NAME)
     except NoUsbService as problem:
         return None, str(problem)
     except StickError as problem:
         return None, f"Not read: {problem}"
+    except FileProblem as problem:
+        return None, f"Not read: {FILE_NAME}: {problem.message}"
     try:
-        imported = check(text, decks)
-    except ValueError as problem:
-        return None, f"Not read: {FILE_NAME} {problem}"
-    merged = TagMap(tags.cards)
-    merged.merge(imported)
+        rows = parse_tag_bytes(data, FILE_NAME, decks.get)
+    except ConfigError as problem:
+        return None, f"Not read: {problem}"
+    imported = TagMap({row.uid: (row.game, row.card) for row in rows})
     count = len(imported.cards)
-    return merged, f"{count} tag{'s' if count != 1 else ''} read from {stick.label}"
+    return imported, f"{count} tag{'s' if count != 1 else ''} read from {stick.label}"
 
 
-def _read(path: Path) -> str:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise StickError(f"{FILE_NAME} is too big to be a tag map")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise StickError(f"no {FILE_NAME} on the stick") from None
-    except UnicodeDecodeError:
-        raise StickError(f"{FILE_NAME} is not UTF-8 text") from None
-    except OSError as problem:
-        raise StickError(f"cannot read the stick ({problem.strerror or problem})") from None
-
-
-def check(text: str, decks: Mapping[str, Deck]) -> TagMap:
-    """Every line of an export, checked against the decks; ValueError naming the first bad line.
-
-    >>> from box.cards import Deck
-    >>> decks = {"demo": Deck("demo", {"a": 1}, {"a": "Ada"}, "demo.csv")}
-    >>> check("uid,game,card,name\\n04a1b2c3,demo,z,Zed\\n", decks)
-    Traceback (most recent call last):
-    ...
-    ValueError: line 2: no card 'z' in the demo deck
-    """
-    reader = csv.reader(text.splitlines())
-    tags: dict[bytes, tuple[str, str]] = {}
-    seen: dict[tuple[str, str], int] = {}
-    header_seen = False
-    for row in reader:
-        line = reader.line_num
-        if not row or not "".join(row).strip():
-            continue
-        cells = [cell.strip() for cell in row]
-        if not header_seen:
-            if tuple(cell.lower() for cell in cells[:3]) != COLUMNS[:3]:
-                raise ValueError(f"line {line}: the header must be {','.join(COLUMNS)}")
-            header_seen = True
-            continue
-        if len(cells) not in (3, 4):
-            raise ValueError(f"line {line}: expected {','.join(COLUMNS)}, found {len(cells)} fields")
-        uid_text, game, card_id = cells[:3]
-        try:
-            uid = bytes.fromhex(uid_text.replace(":", ""))
-        except ValueError:
-            raise ValueError(f"line {line}: not a hex UID: {uid_text!r}") from None
-        if len(uid) not in UID_LENGTHS:
-            raise ValueError(f"line {line}: a tag UID has 4, 7 or 10 bytes, not {len(uid)}")
-        deck = decks.get(game)
-        if game == PLAYER:  # a player's token: its card is a roster name, any name will do
-            if not card_id:
-                raise ValueError(f"line {line}: a player token needs a name")
-        elif deck is None:
-            raise ValueError(f"line {line}: no game {game!r} on this box")
-        elif card_id not in deck:
-            raise ValueError(f"line {line}: no card {card_id!r} in the {game} deck")
-        if uid in tags:
-            raise ValueError(f"line {line}: tag {uid.hex()} is on an earlier line too")
-        if (game, card_id) in seen:
-            raise ValueError(f"line {line}: {game} {card_id} is on line {seen[game, card_id]} too")
-        tags[uid], seen[game, card_id] = (game, card_id), line
-    if not header_seen:
-        raise ValueError("is empty")
-    return TagMap(tags)
+def _read(path: Path) -> bytes:
+    """The file's bytes: a regular file of at most MAX_TAG_BYTES, read without following a link."""
+    if not os.path.lexists(path):
+        raise StickError(f"no {FILE_NAME} on the stick")
+    return read_bounded(path, MAX_TAG_BYTES, what="tag map")
 
 
 class Transfers:
@@ -213,13 +167,23 @@ class Transfers:
                 ok, answer = _export(tags, decks, self.sticks)
                 result = TagsMoved(job, answer, ok)
             else:
-                imported, answer = import_tags(TagMap(), decks, self.sticks)
-                result = TagsMoved(job, answer, imported is not None, imported)
+                result = self._load(tags, decks, self.sticks)
         except Exception as problem:  # a library's surprise: one line on the screen, the box goes on
             log.exception("USB %s failed", job)
             result = TagsMoved(job, f"USB failed: {problem}", ok=False)
         log.info("USB %s: %s", job, result.answer)
         self.post(result)
+
+    @staticmethod
+    def _load(tags: TagMap, decks: dict[str, Deck], sticks: Sticks) -> TagsMoved:
+        """Read and check the stick, merge it over `tags` and count what it changes: all off the loop."""
+        imported, answer = read_stick(decks, sticks)
+        if imported is None:
+            return TagsMoved(LOAD, answer, ok=False)
+        merged = TagMap(tags.cards)
+        merged.merge(imported)
+        replaced = replaced_by(tags.cards, merged.cards)
+        return TagsMoved(LOAD, answer, True, imported, merged, replaced, tags.cards)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the last job's worker (tests, closing); False if it is still running."""

@@ -202,9 +202,9 @@ def test_import_may_swap_tags_and_name_cards_by_name(decks, tmp_path):
         ("uid,game,card\n\n04a1b2c3,dead-set,nobody\n", "bad.csv:3: card: no card 'nobody' in the dead-set deck"),
         ("uid,game,card\n04a1b2c3,deadlines,ds001\n", "bad.csv:2: game: this row is for 'deadlines', not dead-set"),
         ("uid,game,card\n04a1b2c3,dead-set,ds001\n04a1b2c3,dead-set,ds002\n", "bad.csv:3: uid: tag 04a1b2c3 is also"),
-        ("uid,game,card\n04a1b2c3,dead-set,ds001\n04a1b2c4,dead-set,ds001\n", "bad.csv:3: card: card ds001 is also"),
-        ("uid,game,card\n04a1b2c3,dead-set\n", "bad.csv:2: expected 3 fields, found 2"),
-        ("tag,card\n", "bad.csv:1: the header must be uid,game,card,name"),
+        ("uid,game,card\n04a1b2c3,dead-set,ds001\n04a1b2c4,dead-set,ds001\n", "bad.csv:3: card: dead-set ds001 is also"),
+        ("uid,game,card\n04a1b2c3,dead-set\n", "bad.csv:2: expected uid,game,card, found 2 fields"),
+        ("tag,card\n", "bad.csv:1: the first line must be the header uid,game,card (name optional)"),
         ("", "bad.csv: the file is empty"),
     ],
 )

@@ -59,14 +59,17 @@ def test_an_import_merges_over_the_map_and_the_file_wins(sticks: FakeSticks) -> 
 @pytest.mark.parametrize(
     ("lines", "answer"),
     [
-        (["uid,game,card,name", "04a1b2c3d4e5f6,demo,a,Ada", "zz,demo,b,Bob"], "line 3: not a hex UID: 'zz'"),
-        (["uid,game,card,name", "04a1b2c3d4e5f6,demo,a,Ada", "04a1b2,demo,b,Bob"], "line 3: a tag UID has 4, 7 or 10 bytes, not 3"),
-        (["uid,game,card", "a1b2c3d4,nosuch,a"], "line 2: no game 'nosuch' on this box"),
-        (["uid,game,card", "a1b2c3d4,demo,q"], "line 2: no card 'q' in the demo deck"),
-        (["uid,game,card", "a1b2c3d4,demo,a", "a1b2c3d4,demo,b"], "line 3: tag a1b2c3d4 is on an earlier line too"),
-        (["uid,game,card", "a1b2c3d4,demo,a", "a1b2c3d5,demo,a"], "line 3: demo a is on line 2 too"),
-        (["card,uid,game"], "line 1: the header must be uid,game,card,name"),
-        ([], "is empty"),
+        (["uid,game,card,name", "04a1b2c3d4e5f6,demo,a,Ada", "zz,demo,b,Bob"], ":3: uid: not a hex UID: 'zz'"),
+        (
+            ["uid,game,card,name", "04a1b2c3d4e5f6,demo,a,Ada", "04a1b2,demo,b,Bob"],
+            ":3: uid: a tag UID has 4, 7 or 10 bytes, not 3",
+        ),
+        (["uid,game,card", "a1b2c3d4,nosuch,a"], ":2: game: no game 'nosuch' on this box"),
+        (["uid,game,card", "a1b2c3d4,demo,q"], ":2: card: no card 'q' in the demo deck"),
+        (["uid,game,card", "a1b2c3d4,demo,a", "a1b2c3d4,demo,b"], ":3: uid: tag a1b2c3d4 is also on line 2"),
+        (["uid,game,card", "a1b2c3d4,demo,a", "a1b2c3d5,demo,a"], ":3: card: demo a is also on line 2"),
+        (["uid,game,kind"], ":1: the first line must be the header uid,game,card (name optional)"),
+        ([], ": the file is empty: it needs the header line uid,game,card"),
     ],
 )
 def test_an_import_is_checked_in_full_and_a_bad_line_changes_nothing(
@@ -76,7 +79,7 @@ def test_an_import_is_checked_in_full_and_a_bad_line_changes_nothing(
     (sticks.root / "STICK" / FILE_NAME).write_text("\n".join(lines) + "\n")
     merged, said = import_tags(TagMap({UID_X: ("other", "x")}), DECKS, sticks)
     assert merged is None
-    assert said == f"Not read: {FILE_NAME} {answer}"
+    assert said == f"Not read: {FILE_NAME}{answer}"
 
 
 def test_what_the_screen_says_when_the_stick_will_not_do(sticks: FakeSticks) -> None:
@@ -91,7 +94,7 @@ def test_what_the_screen_says_when_the_stick_will_not_do(sticks: FakeSticks) -> 
     assert export_tags(tags, DECKS, sticks) == f"Not saved: {sticks.refuse}"
     sticks.refuse = None
     (sticks.root / "ONE" / FILE_NAME).write_bytes(b"\xff\xfe")
-    assert import_tags(tags, DECKS, sticks) == (None, f"Not read: {FILE_NAME} is not UTF-8 text")
+    assert import_tags(tags, DECKS, sticks) == (None, f"Not read: {FILE_NAME}:1: not UTF-8 text (byte 0xff)")
 
 
 # --- the udisks2 client ----------------------------------------------------------------------
@@ -287,7 +290,7 @@ def test_a_bad_file_changes_nothing_and_the_screen_names_its_line(tmp_path: Path
     stick.write_text(f"uid,game,card\n{CLASSIC.hex()},dead-set,ds001\n04c0ffee000001,dead-set,ds999\n")
     try:
         usb(world, "Load tags from USB")
-        assert answered(world) == f"Not read: {FILE_NAME} line 3: no card 'ds999' in the dead-set deck"
+        assert answered(world) == f"Not read: {FILE_NAME}:3: card: no card 'ds999' in the dead-set deck"
         assert world.dump()["screen"] == "menu"
         assert world.box.tags.lookup(CLASSIC) == ("dead-set", "ds002")
     finally:

@@ -2,7 +2,9 @@
 
 Errors are the command line's one line, naming the uploaded file:
 `dead-set.csv:7: age: not a whole number: 'old'`. Nothing is written unless
-the whole file is good, and then it replaces the old one atomically.
+the whole file is good, and then it replaces the old one atomically. A tag map
+is judged by its one codec (box/tags.py), the same as the stick's file and
+`gravebox enroll --import`.
 
 >>> from box.games import rules_for
 >>> check_tags_upload(b"uid,game,card\\nzz,dead-set,ds001\\n", "backup.csv", lambda g: rules_for(g).load_deck())
@@ -13,8 +15,6 @@ box.errors.ConfigError: backup.csv:2: uid: not a hex UID: 'zz'
 
 from __future__ import annotations
 
-import csv
-import io
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,9 +22,10 @@ from typing import Any
 
 from box.cards import Deck
 from box.errors import ConfigError, DeckError
+from box.files import write_atomically
 from box.games import GAMES, rules_for
-from box.roster import MAX_NAME_LENGTH, PLAYER, UPLOADED_DECKS, write_atomically
-from box.tags import TagMap
+from box.roster import UPLOADED_DECKS
+from box.tags import TagMap, format_tags, parse_tag_bytes
 
 
 def text_of(data: bytes, filename: str, error: type[ConfigError] | type[DeckError] = ConfigError) -> str:
@@ -35,48 +36,23 @@ def text_of(data: bytes, filename: str, error: type[ConfigError] | type[DeckErro
 
 
 def check_tags_upload(data: bytes, filename: str, deck_of: Callable[[str], Any]) -> TagMap:
-    """The tag map in an uploaded CSV (`uid,game,card`), every row checked; ConfigError for the first bad one."""
-    rows = csv.reader(io.StringIO(text_of(data, filename)))
-    tags = TagMap()
-    first: dict[bytes, int] = {}
-    header_seen = False
-    for row in rows:
-        line = rows.line_num
-        if not row or all(not cell.strip() for cell in row):
-            continue
-        cells = [cell.strip() for cell in row]
-        if not header_seen:
-            if cells != ["uid", "game", "card"]:
-                raise ConfigError(filename, "the first line must be uid,game,card", line=line)
-            header_seen = True
-            continue
-        if len(cells) != 3:
-            raise ConfigError(filename, f"expected uid,game,card, found {len(cells)} fields", line=line)
-        text, game, card = cells
-        try:
-            uid = bytes.fromhex(text)
-        except ValueError:
-            raise ConfigError(filename, f"not a hex UID: {text!r}", line=line, field="uid") from None
-        if not 4 <= len(uid) <= 10:
-            raise ConfigError(filename, f"a UID has 4, 7 or 10 bytes, not {len(uid)}", line=line, field="uid")
-        if uid in first:
-            raise ConfigError(
-                filename, f"tag {text} is there twice (first on line {first[uid]})", line=line, field="uid"
-            )
-        if game == PLAYER:
-            if not card or len(card) > MAX_NAME_LENGTH:
-                raise ConfigError(filename, "a player's name, 1 to 16 characters", line=line, field="card")
-        elif game not in GAMES:
-            raise ConfigError(filename, f"unknown game {game!r}; games are {', '.join(GAMES)}", line=line, field="game")
-        elif card not in deck_of(game):
-            raise ConfigError(filename, f"no card {card!r} in the {game} deck", line=line, field="card")
-        if tags.uid_of(game, card) is not None:
-            raise ConfigError(filename, f"{game} {card} has two tags", line=line, field="card")
-        first[uid] = line
-        tags.cards[uid] = (game, card)
-    if not header_seen:
-        raise ConfigError(filename, "the file is empty: it needs the line uid,game,card")
-    return tags
+    """The tag map in an uploaded CSV, every row checked by the tag map's codec (the stick's
+    `gravebox-tags.csv` and `gravebox enroll --export` files too); ConfigError for the first bad one."""
+
+    def checked_deck(game: str) -> Any:
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game[:40]!r}; games are {', '.join(GAMES)}")
+        return deck_of(game)
+
+    rows = parse_tag_bytes(data, filename, checked_deck)
+    return TagMap({row.uid: (row.game, row.card) for row in rows})
+
+
+def tags_backup(path: Path, name_of: Callable[[str, str], str] | None = None) -> bytes:
+    """The Cards page's backup download: the box's tag map as its codec writes it (`name_of`: with a
+    name column), so a restore always takes it back; ConfigError when the saved map is unreadable."""
+    tags = TagMap.load(path)
+    return format_tags(sorted(tags.cards.items(), key=lambda item: item[1]), name_of).encode("utf-8")
 
 
 def check_deck_upload(game: str, data: bytes, filename: str, state_dir: Path) -> Deck:

@@ -26,12 +26,11 @@ inner circle always has 10 spaces. See docs/boards.md.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from box.cards import Deck, RowError, one_of, open_deck, whole_number
-from box.errors import ConfigError, read_text
+from box.errors import ConfigError, parse_toml, read_text
 
 NAME = "deck-of-death"
 BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"
@@ -117,6 +116,7 @@ INNER_SIZE = 10
 MIN_ARROWS, MAX_ARROWS = 5, 8
 MIN_OUTER, MAX_OUTER = 10, 99
 KEYS = ("outer", "start", "inner", "arrows")
+MAX_BOARD_BYTES = 64 * 1024  # a board is a dozen lines
 
 
 @dataclass(frozen=True)
@@ -168,12 +168,7 @@ class Board:
 
 def parse_board(text: str, path: str) -> Board:
     """Read a board from TOML text; every problem raises ConfigError with line and field."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as problem:
-        found = re.search(r"line (\d+)", str(problem))
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(problem))
-        raise ConfigError(path, f"not valid TOML: {message}", line=int(found.group(1)) if found else None) from None
+    data = parse_toml(text, path, ConfigError)
 
     def fail(message: str, key: str, section: str | None = None) -> ConfigError:
         return ConfigError(path, message, line=_line_of(text, key, section), field=key)
@@ -222,7 +217,7 @@ def parse_board(text: str, path: str) -> Board:
 
 def load_board(path: Path) -> Board:
     """Read a board file, or raise ConfigError."""
-    return parse_board(read_text(path, ConfigError, "board file"), str(path))
+    return parse_board(read_text(path, ConfigError, "board file", limit=MAX_BOARD_BYTES), str(path))
 
 
 def _whole(value: object, low: int, high: int, fail) -> int:
