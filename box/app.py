@@ -53,6 +53,7 @@ class App:
     owns_bus: bool = True  # False: the caller's bus, which outlives this box (the simulator's power cuts)
 
     def close(self) -> None:
+        self.loop.close()
         self.parts.close()
         self.journal.close()
         if self.owns_bus:

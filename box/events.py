@@ -251,6 +251,12 @@ class EventBus:
         self.subscriptions.append(subscription)
         return subscription
 
+    def unsubscribe(self, subscription: Subscription) -> None:
+        """Stop following: what is queued is still handed over, then its thread ends."""
+        if subscription in self.subscriptions:
+            self.subscriptions.remove(subscription)
+        subscription.close()
+
     def publish(self, event: Event) -> None:
         """Give `event` to every subscriber (never blocks: a subscriber too far behind drops it)."""
         for subscription in self.subscriptions:

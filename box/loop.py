@@ -26,9 +26,11 @@ from collections.abc import Callable
 from typing import Any
 
 from box.control import ControlCommand, ControlServer
+from box.events import Subscription
 from box.games.base import View
 from box.hardware import Parts
 from box.messages import CardPlaced, Edge, Pressed
+from box.phone import PhoneLink
 from box.ports.buttons import PressDetector
 from box.service import Box
 
@@ -55,13 +57,25 @@ class BoxLoop:
         self.renders = 0
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
+        self.link: PhoneLink | None = None  # the events the page is sent, once it is served
+        self.following: Subscription | None = None  # the phone link's subscription
         self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
 
     def attach_control(self, control: ControlServer) -> None:
-        """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox)."""
+        """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox),
+        with the newest events (the phone link, a subscriber of the box's events)."""
         self.control = control
+        if self.link is None:
+            self.link = PhoneLink(wake=lambda: self.inbox.put(None))
+            self.following = self.box.bus.subscribe("phone", self.link)
+
+    def close(self) -> None:
+        """The box is closed: the phone link stops following the bus (which may outlive this loop)."""
+        if self.following is not None:
+            self.box.bus.unsubscribe(self.following)
+            self.link = self.following = None
 
     def enqueue(self, event: Any) -> None:
         """Thread-safe: called from hardware threads with an Edge or a reader event."""
@@ -84,7 +98,8 @@ class BoxLoop:
         self.parts.buzzer.advance(now)
         self.refresh(now)
         if self.control is not None and self.control.subscribed():
-            self.control.publish({**self.box.dump(now), "last_tags": dict(self.last_tags)})  # sent when changed
+            events = list(self.link.recent) if self.link is not None else []
+            self.control.publish({**self.box.dump(now), "last_tags": dict(self.last_tags), "events": events})
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()

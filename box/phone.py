@@ -18,10 +18,13 @@ True
 from __future__ import annotations
 
 import logging
+from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from box.control import ControlCommand
 from box.errors import FileProblem
+from box.events import Event, as_json
 from box.games.base import View
 from box.messages import Refused
 from box.roster import PLAYER, ROSTER_FILE, Roster
@@ -195,3 +198,21 @@ def read_roster_file(settings: Settings) -> Roster | None:
     except FileProblem as problem:
         log.error("roster not used: %s", problem)
         return None
+
+
+class PhoneLink:
+    """A subscriber of the box's events for the phone page: the newest few, sent with the state.
+
+    The loop publishes them with each state it sends the page (`recent`); a new event wakes the
+    loop (`wake`), so the page hears of it at once.
+    """
+
+    KEPT = 20
+
+    def __init__(self, wake: Callable[[], None]):
+        self.wake = wake
+        self.recent: deque[dict[str, Any]] = deque(maxlen=self.KEPT)
+
+    def __call__(self, event: Event) -> None:
+        self.recent.append(as_json(event))
+        self.wake()

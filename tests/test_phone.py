@@ -122,6 +122,12 @@ def test_the_state_reaches_a_subscriber_through_the_socket(world: SimulatedBox, 
         seen = next(stream)
         while seen["last_tags"].get("left") != FRESH_TAG.hex():
             seen = next(stream)
+        world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
+        assert world.bus.flush()
+        world.advance(0.05)  # the phone link woke the loop: the state goes out with the newest events
+        while not seen["events"] or seen["events"][-1]["event"] != "game-started":
+            seen = next(stream)
+        assert seen["events"][-1]["seats"] == ["Ann", "Bob"] and seen["subscribers"]["phone"]["dropped"] == 0
         stream.close()
     finally:
         control.stop()

@@ -118,6 +118,7 @@ class SimulatedBox:
         self.boot(dice)
 
     def close(self) -> None:
+        self.loop.close()
         self.parts.close()
         self.journal.close()
 
