@@ -11,6 +11,7 @@ import pytest
 
 from box import wiring_diagram as wd
 from box.pinmap import DEFAULT_PINMAP, READER_UART_PINS, load_pinmap
+from box.wiring_svg import render_svg
 
 REPO = Path(__file__).resolve().parent.parent
 PINMAP = load_pinmap(DEFAULT_PINMAP)
@@ -25,7 +26,7 @@ def svg_text(model: str) -> list[str]:
 
 @pytest.mark.parametrize("model", MODELS)
 def test_committed_svg_is_up_to_date(model: str) -> None:
-    assert wd.svg_path(model).read_text(encoding="utf-8") == wd.render_svg(PINMAP, model), (
+    assert wd.svg_path(model).read_text(encoding="utf-8") == render_svg(PINMAP, model), (
         "out of date: run python -m box.wiring_diagram"
     )
 
