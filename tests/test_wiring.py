@@ -11,7 +11,7 @@ import pytest
 
 from box import wiring_diagram as wd
 from box.pinmap import DEFAULT_PINMAP, READER_UART_PINS, load_pinmap
-from box.wiring_svg import render_svg
+from box.wiring_svg import layout, render_svg
 
 REPO = Path(__file__).resolve().parent.parent
 PINMAP = load_pinmap(DEFAULT_PINMAP)
@@ -117,7 +117,7 @@ def nets(wires: list[wd.Wire]) -> dict[str, str]:
 
 @pytest.mark.parametrize("model", MODELS)
 def test_no_two_nets_share_a_stretch_of_line(model: str) -> None:
-    placed = wd.layout(PINMAP, model)
+    placed = layout(PINMAP, model)
     net = nets(placed.wires)
     segments = []
     for wire in placed.wires:
