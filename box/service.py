@@ -163,14 +163,14 @@ class Box:
             TagsMoved: self.stick.moved,
             ControlCommand: self.phone.carry_out,
         }
+        if roster_aside is not None:  # said first: a damaged journal or tag map below says more
+            log.error("%s", roster_aside)
+            self.say("Names damaged: copy kept, no names", now=0.0, seconds=30.0)
         if damaged is not None:
             self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
         if tags_aside is not None:
             kept = "Journal, tag map damaged" if damaged is not None else "Tag map damaged"
             self.say(f"{kept}: copy kept, {tags_aside.readable} tags", now=0.0, seconds=30.0)
-        if roster_aside is not None:
-            log.error("%s", roster_aside)
-            self.say("Names damaged: copy kept, no names", now=0.0, seconds=30.0)
         if root is None and (problem := self.lobby.resume()):
             self.say(problem, now=0.0, seconds=30.0)
 
