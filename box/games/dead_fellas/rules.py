@@ -26,6 +26,8 @@ from box.games.dead_fellas import cards, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     DEALT_MOOKS,
+    FIGURES,
+    PHONE,
     WIN_SCORE,
     Attack,
     Board,
@@ -55,6 +57,7 @@ from box.games.dead_fellas.state import (
     choices,
     dump,
     evidence,
+    figures_of,
     likely_receiver,
     receivers,
     targets,
@@ -64,7 +67,12 @@ from box.games.kit import MOVES, Picker, Rulebook, Stage, expect, fit, read_opti
 NO_DICE = "Dead Fellas uses no dice"
 FINISH_FIRST = "finish this choice first"
 NOTHING_TO_CHOOSE = "nothing to choose here"
-OPTIONS = (Option("items_on_opponents", "Items on opponents", "no", ("no", "yes")),)
+OPTIONS = (
+    Option(
+        "items_on_opponents", "Items on opponents", "no", ("no", "yes"), short="Items on foes",
+        help="Whether a player may put items on the opponents' face-up Mooks too, not only on their own.",
+    ),
+)
 
 Result = Step[Game] | Rejected
 Handler = Callable[[Game, Action], Result]
@@ -607,5 +615,6 @@ def secret(game: Game, card: str) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret
+    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE,
 )
