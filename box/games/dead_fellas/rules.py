@@ -21,12 +21,13 @@ from typing import Any
 
 from box.cards import Deck
 from box.games import TITLES
-from box.games.base import Action, Option, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
+from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_fellas import cards, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     DEALT_MOOKS,
     FIGURES,
+    OPTIONS,
     PHONE,
     WIN_SCORE,
     Attack,
@@ -67,12 +68,6 @@ from box.games.kit import MOVES, Picker, Rulebook, Stage, expect, fit, read_opti
 NO_DICE = "Dead Fellas uses no dice"
 FINISH_FIRST = "finish this choice first"
 NOTHING_TO_CHOOSE = "nothing to choose here"
-OPTIONS = (
-    Option(
-        "items_on_opponents", "Items on opponents", "no", ("no", "yes"), short="Items on foes",
-        help="Whether a player may put items on the opponents' face-up Mooks too, not only on their own.",
-    ),
-)
 
 Result = Step[Game] | Rejected
 Handler = Callable[[Game, Action], Result]
