@@ -11,7 +11,7 @@ from box.games.base import Setup
 from box.web.journal_view import JournalView
 from box.words import LINE_CHARS
 
-PICTURES = Path(__file__).parents[1] / "box" / "web" / "templates" / "pictures"
+TEMPLATES = Path(__file__).parents[1] / "box" / "web" / "templates"
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -51,7 +51,7 @@ def test_the_phone_declaration_names_keys_of_the_dump_and_a_picture_the_page_has
         assert set(dump[shown.key]) == {"Ann", "Bob"}, shown
     for shown in rules.phone.marks:
         assert isinstance(dump[shown.key], list), shown
-    assert (PICTURES / f"{rules.phone.picture}.html").exists()
+    assert (TEMPLATES / f"_picture_{rules.phone.picture}.html").exists()
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -207,7 +207,7 @@ class Phone:
     Beside each player: each of `counts` (a dump key holding {player: number}) with its label,
     and the label of each of `marks` (a dump key listing players) that lists the player. Below
     the players, the picture `picture` names ("columns", "hands", "mooks", "board": the page's
-    template `pictures/<picture>.html`), drawn from the game's own dump keys.
+    template `_picture_<picture>.html`), drawn from the game's own dump keys.
 
     >>> Phone("board", counts=(Shown("laps", "laps"),)).counts[0].label
     'laps'

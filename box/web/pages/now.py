@@ -1,7 +1,7 @@
 """Now (`/`): the game in play, live over server-sent events (`/events`), and its dump (`/api/state`).
 
 What is drawn of a game comes from its rules' declaration (`Rules.phone`): the numbers and marks
-beside each player and the picture below them (`templates/pictures/<picture>.html`).
+beside each player and the picture below them (`templates/_picture_<picture>.html`).
 """
 
 from __future__ import annotations
