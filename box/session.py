@@ -28,6 +28,7 @@ import io
 import logging
 import pickle
 import zlib
+from collections.abc import Iterable
 from contextlib import nullcontext
 from types import MappingProxyType
 from typing import Any
@@ -93,8 +94,13 @@ def describe(action: Action, deck: Deck, secret: bool = False, views: tuple[View
 
 def full_replay(rules: Rules, deck: Deck, record: GameRecord, journal: Journal) -> Any:
     """The game's state folded from its first action, without checkpoints: what a session must equal."""
+    return fold(rules, deck, record, journal.actions(record.id))
+
+
+def fold(rules: Rules, deck: Deck, record: GameRecord, actions: Iterable[tuple[int, dict[str, Any]]]) -> Any:
+    """The game's state folded over journaled `(seq, action)` pairs from its first state (a reader's replay)."""
     state = rules.new(Setup(tuple(record.players), dict(record.options)), deck)
-    for _, data in journal.actions(record.id):
+    for _, data in actions:
         result = rules.apply(state, decode(data))
         if isinstance(result, Step):
             state = result.state

@@ -259,6 +259,7 @@ def test_over_200_busts_and_the_cards_are_discarded():
     state = step.state
     assert dump(state)["last_round"]["Ann"] == {"total": 210, "bust": True, "order_ok": False, "bonus": 0}
     assert dump(state)["celebrities"]["Ann"] == 0
+    assert RULES.figures_of(state) == {"Ann": {"celebrities": 0, "busts": 1}, "Bob": {"celebrities": 0, "busts": 0}}
     assert "BUST" in RULES.view(state).notice
 
 

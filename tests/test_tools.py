@@ -4,7 +4,8 @@ from collections import Counter
 
 import pytest
 
-from box.tools import DiceCup, ShotTimer, fair_die
+from box.timer import ShotTimer
+from box.tools import DiceCup, fair_die
 
 
 def test_fair_die_covers_one_to_six_evenly():

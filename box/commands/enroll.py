@@ -26,7 +26,9 @@ TAP_SECONDS = 0.3
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of `gravebox enroll` (the game is checked by `main`: no game module loads for --help)."""
-    parser.add_argument("game", help="the game whose cards to enrol: deadlines, dead-set, dead-fellas, deck-of-death")
+    from box.games import GAMES  # the registry only: no game's module
+
+    parser.add_argument("game", help=f"the game whose cards to enrol: {', '.join(GAMES)}")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--export", type=Path, metavar="FILE", help="write the game's tags to FILE (CSV)")
     action.add_argument("--import", dest="import_file", type=Path, metavar="FILE", help="enrol the tags in FILE")

@@ -1,6 +1,9 @@
 """The contract every game follows: pure rules over the box's physical inputs.
 
-A game is a package (docs/games/writing-a-game.md) whose `RULES` satisfies `Rules`. Its state
+A game is a package (docs/games/writing-a-game.md) whose `RULES` satisfies `Rules`: besides its
+functions it declares what the rest of the box needs of it (its title, its `Option`s with their
+labels, its per-player `Figure`s and what the phone page draws, `Phone`), so nothing outside
+`box/games/` names a game, a title or a figure. Its state
 is an immutable value (frozen dataclasses, tuples, frozen mappings); `apply`
 never mutates the state it is given, uses no clock, thread, hardware or
 randomness, and answers either a `Step` (the new state and its effects) or a
@@ -23,10 +26,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from box.cards import Deck
 from box.events import Event
@@ -117,7 +120,14 @@ class Option:
     """A variant or house rule, offered in the menu and as `key=value` in scripts.
 
     `choices` lists the allowed values; an empty tuple means a whole number in
-    [low, high].
+    [low, high]. `label` is the long label (the phone page's roster), `short` the one the
+    box's setup shows with the value on one line of 21 characters (`label` where none is
+    given), `help` one sentence saying what the option does.
+
+    >>> Option("target", "Celebrities to win", "13", low=1, high=108, short="To win").short
+    'To win'
+    >>> Option("ties", "Ties", "either", ("either", "strict")).short
+    'Ties'
     """
 
     key: str
@@ -126,6 +136,12 @@ class Option:
     choices: tuple[str, ...] = ()
     low: int = 0
     high: int = 0
+    short: str = ""
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.short:
+            object.__setattr__(self, "short", self.label)
 
     def parse(self, text: str) -> str:
         """The canonical value for `text`, or raise ValueError naming the allowed ones."""
@@ -150,14 +166,69 @@ class Setup:
     options: Mapping[str, str] = field(default_factory=dict)
 
 
+Adds = Literal["sum", "max", "min"]
+_ADDING: dict[str, Callable[[int, int], int]] = {"sum": lambda a, b: a + b, "max": max, "min": min}
+
+Figures = dict[str, dict[str, int]]
+"""Each player's figures at a moment of a game: player -> figure key -> value."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number a game keeps for each player, shown in the history and a player's stats.
+
+    `key` names it in `figures_of`, `label` heads its column, `adds` says how one player's
+    values add up across games: "sum", "max" (the best is the highest) or "min".
+
+    >>> Figure("laps", "laps").add(3, 4), Figure("fastest", "fastest lap", "min").add(3, 4)
+    (7, 3)
+    """
+
+    key: str
+    label: str
+    adds: Adds = "sum"
+
+    def add(self, total: int, value: int) -> int:
+        """`total` so far with one more game's `value`."""
+        return _ADDING[self.adds](total, value)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One thing the phone page shows beside each player: the state dump's `key`, and its label."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Phone:
+    """What the phone page's Now draws of a game in play, from its state dump.
+
+    Beside each player: each of `counts` (a dump key holding {player: number}) with its label,
+    and the label of each of `marks` (a dump key listing players) that lists the player. Below
+    the players, the picture `picture` names ("columns", "hands", "mooks", "board": the page's
+    template `_picture_<picture>.html`), drawn from the game's own dump keys.
+
+    >>> Phone("board", counts=(Shown("laps", "laps"),)).counts[0].label
+    'laps'
+    """
+
+    picture: str
+    counts: tuple[Shown, ...] = ()
+    marks: tuple[Shown, ...] = ()
+
+
 class Rules(Protocol[S]):
     """What the box needs of a game package's `RULES`; `S` is the game's state type."""
 
     name: str  # "deadlines", "dead-set", "dead-fellas", "deck-of-death"
-    title: str  # as shown in the menu
+    title: str  # as shown in the menu (box.games.TITLES)
     min_players: int
     max_players: int
     options: tuple[Option, ...]
+    figures: tuple[Figure, ...]  # what `figures_of` counts for each player, in the history's order
+    phone: Phone  # what the phone page draws of a game in play
 
     def load_deck(self, directory: Path | str | None = None) -> Deck:
         """The game's deck from `<directory>/<name>.csv`, or the built-in one."""
@@ -188,3 +259,6 @@ class Rules(Protocol[S]):
 
     def dump(self, state: S) -> dict[str, Any]:
         """JSON-ready keys: `current_player`, `over`, `winners` and the game's own keys."""
+
+    def figures_of(self, state: S) -> Figures:
+        """Each player's value of every declared figure, in `figures` order: {player: {key: value}}."""

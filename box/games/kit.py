@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from box.cards import Deck
 from box.events import Event
-from box.games.base import Action, Option, Rejected, Setup, Step, View
+from box.games.base import Action, Figure, Figures, Option, Phone, Rejected, Setup, Step, View
 from box.words import LINE_CHARS, TEXT_LINES
 
 S = TypeVar("S")  # a game's state
@@ -61,13 +61,15 @@ def never(state: object) -> bool:
 
 @dataclass(frozen=True)
 class Rulebook(Generic[S]):
-    """A game's `RULES` (the `box.games.base.Rules` contract): its names and its pure functions.
+    """A game's `RULES` (the `box.games.base.Rules` contract): its declarations and its pure functions.
 
     >>> book = Rulebook("coin", "Coin", (1, 2), (), load_deck=lambda directory=None: None,
     ...                 new=lambda setup, deck: 0, apply=lambda state, action: Rejected("no"),
-    ...                 view=lambda state: View("Coin"), dump=lambda state: {}, is_over=lambda state: False)
-    >>> book.min_players, book.max_players, book.wants_roll(0)
-    (1, 2, False)
+    ...                 view=lambda state: View("Coin"), dump=lambda state: {}, is_over=lambda state: False,
+    ...                 figures=(Figure("heads", "heads"),), figures_of=lambda state: {"Ann": {"heads": state}},
+    ...                 phone=Phone("coin"))
+    >>> book.min_players, book.max_players, book.wants_roll(0), book.figures_of(3)
+    (1, 2, False, {'Ann': {'heads': 3}})
     """
 
     name: str  # the canonical name: "dead-set"
@@ -86,6 +88,9 @@ class Rulebook(Generic[S]):
     """What an action did, for the undo label ("Ann sticks"): (state before or None, action, state after)."""
     events: Callable[[S, S], tuple[Event, ...]] = lambda before, after: ()
     """The game's own moments an action made (a column completed, a lap...): (state before, state after)."""
+    figures: tuple[Figure, ...] = field(kw_only=True)  # each player's numbers, in the history's order
+    figures_of: Callable[[S], Figures] = field(kw_only=True)  # {player: {figure key: value}}, pure
+    phone: Phone = field(kw_only=True)  # what the phone page draws of a game in play
 
     @property
     def min_players(self) -> int:

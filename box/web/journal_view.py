@@ -6,7 +6,7 @@ transaction and closes the connection at once, so it never holds a read
 transaction that would stop the box's WAL checkpoints.
 
 Finished games never change: their summaries (a replay through the game's own
-rules) are kept by id, in memory and in `web-history.json` in the state directory,
+rules, `box.session.fold`, and the figures its rules declare) are kept by id, in memory and in `web-history.json` in the state directory,
 so each game is replayed once, and a page that restarts imports no game's rules
 until a new game is finished. A summary is used again only while its game's row
 and its actions (count and last sequence number) are as they were.
@@ -26,17 +26,17 @@ from typing import Any
 
 from box.cards import BUILTIN_DIR, Deck
 from box.errors import DeckError
-from box.games import GAMES, rules_for
-from box.games.base import Rejected, Setup
+from box.games import CARD_NAMES, GAMES, rules_for
+from box.games.base import Figure, Figures
 from box.journal import GameRecord
 from box.roster import STARTED
-from box.session import decode
+from box.session import fold
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.db"
 HISTORY_FILE = "web-history.json"
-NAME_COLUMNS = {"deck-of-death": "title"}  # the column of a card's name, where it is not "name"
+SUMMARY_FORMAT = 2  # a summary kept in HISTORY_FILE by other code is made again
 
 
 class JournalBusy(Exception):
@@ -56,14 +56,27 @@ class GameSummary:
     actions: int
     over: bool
     winners: tuple[str, ...]
-    figures: dict[str, dict[str, int]] = field(default_factory=dict)  # player -> figure -> value
+    figures: Figures = field(default_factory=dict)  # player -> figure key -> value
+    declared: tuple[Figure, ...] = ()  # the game's figures as its rules declared them: keys, labels, adding
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.__dict__, "players": list(self.players), "winners": list(self.winners)}
+        return {
+            **self.__dict__,
+            "players": list(self.players),
+            "winners": list(self.winners),
+            "declared": [figure.__dict__ for figure in self.declared],
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameSummary:
-        return cls(**{**data, "players": tuple(data["players"]), "winners": tuple(data["winners"])})
+        return cls(
+            **{
+                **data,
+                "players": tuple(data["players"]),
+                "winners": tuple(data["winners"]),
+                "declared": tuple(Figure(**figure) for figure in data["declared"]),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -171,7 +184,10 @@ class JournalView:
                         "SELECT game, COUNT(*), MAX(seq) FROM actions WHERE undone = 0 GROUP BY game"
                     )
                 }
-                keys = {g.id: json.dumps([g.name, g.players, g.options, g.decks, counts.get(g.id)]) for g in games}
+                keys = {
+                    g.id: json.dumps([SUMMARY_FORMAT, g.name, g.players, g.options, g.decks, counts.get(g.id)])
+                    for g in games
+                }
                 wanted = [g.id for g in games if not g.finished or self.summaries.get(g.id, ("",))[0] != keys[g.id]]
             else:
                 wanted = [g.id for g in games if not g.finished]
@@ -193,7 +209,7 @@ class JournalView:
         """A deck's ids and names (the page's folders, else built in), without importing the game's rules."""
         if game not in self.lists:
             path = (self.folder(game) or BUILTIN_DIR) / f"{game}.csv"
-            column = NAME_COLUMNS.get(game, "name")
+            column = CARD_NAMES.get(game, "name")
             try:
                 with open(path, encoding="utf-8-sig", newline="") as handle:
                     lines = (line for line in handle if line.strip() and not line.lstrip().startswith("#"))
@@ -215,30 +231,9 @@ class JournalView:
         return self.decks[key]
 
     def replay(self, record: GameRecord, actions: list[tuple[int, dict[str, Any]]]) -> tuple[Any, GameSummary]:
-        """Fold the game's rules over its actions: the last state and the game's summary."""
+        """Fold the game's rules over its actions (box.session.fold): the last state and the game's summary."""
         rules = rules_for(record.name)
-        state = rules.new(Setup(tuple(record.players), dict(record.options)), self.deck(record.name, record.decks))
-        busts = dict.fromkeys(record.players, 0)
-        last_round = None
-        applied = 0
-        for _, data in actions:
-            try:
-                result = rules.apply(state, decode(data))
-            except (KeyError, ValueError, TypeError) as problem:
-                log.warning("game %d: unreadable action %s (%s)", record.id, data, problem)
-                continue
-            if isinstance(result, Rejected):
-                continue
-            state, applied = result.state, applied + 1
-            if record.name == "dead-set":
-                dump = rules.dump(state)
-                if dump["round"] != last_round or dump["over"]:
-                    if last_round is not None:
-                        for name, result_ in dump["last_round"].items():
-                            busts[name] += bool(result_.get("bust"))
-                    last_round = dump["round"]
-        dump = rules.dump(state)
-        figures = figures_of(record.name, record.players, dump, busts)
+        state = fold(rules, self.deck(record.name, record.decks), record, actions)
         summary = GameSummary(
             id=record.id,
             name=record.name,
@@ -246,10 +241,11 @@ class JournalView:
             options=dict(record.options),
             finished=record.finished,
             started=None,
-            actions=applied,
-            over=bool(dump.get("over")),
-            winners=tuple(dump.get("winners", ())),
-            figures=figures,
+            actions=len(actions),  # the journal holds only actions the rules accepted
+            over=rules.is_over(state),
+            winners=tuple(rules.dump(state).get("winners", ())),
+            figures=rules.figures_of(state),
+            declared=rules.figures,
         )
         return state, summary
 
@@ -301,7 +297,7 @@ class JournalView:
 
     def current(self) -> dict[str, Any]:
         """The state dump of the game in play, rebuilt from the journal (the box is not running)."""
-        from box.tools import ShotTimer
+        from box.timer import ShotTimer
 
         snap = self.snapshot("unfinished")
         data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
@@ -335,45 +331,31 @@ def with_date(summary: GameSummary, started: str | None) -> GameSummary:
     return replace(summary, started=started)
 
 
-def figures_of(game: str, players: list[str], dump: dict[str, Any], busts: dict[str, int]) -> dict[str, dict[str, int]]:
-    """Each player's figures at the end of a game (docs/web.md lists them)."""
-    figures: dict[str, dict[str, int]] = {}
-    for name in players:
-        if game == "deadlines":
-            row = {"penalties": dump["penalties"].get(name, 0)}
-        elif game == "dead-set":
-            row = {"celebrities": dump["celebrities"].get(name, 0), "busts": busts.get(name, 0)}
-        elif game == "dead-fellas":
-            row = {"score": dump["score"].get(name, 0), "whacks": len(dump["score_piles"].get(name, []))}
-        else:
-            row = {
-                "laps": dump["laps"].get(name, 0),
-                "drinks": dump["drinks"].get(name, 0),
-                "duels won": dump["duels_won"].get(name, 0),
-            }
-        figures[name] = row
-    return figures
-
-
 @dataclass
 class PlayerStats:
-    """One name across every game: how many played and won, and each game's figures."""
+    """One name across every game: how many played and won, and each game's figures.
+
+    `totals` adds each figure's values up as the game declares (`Figure.adds`); `declared` holds
+    each game's figures (its newest game's), for their labels.
+    """
 
     name: str
     games: int = 0
     wins: int = 0
     played: list[GameSummary] = field(default_factory=list)
-    totals: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> figure -> sum
+    totals: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> figure key -> total
+    declared: dict[str, tuple[Figure, ...]] = field(default_factory=dict)  # game -> its figures
 
 
 def player_stats(games: list[GameSummary]) -> dict[str, PlayerStats]:
     """Per player name, over the games played to the end or closed.
 
-    >>> game = GameSummary(1, "deadlines", ("Ann", "Bob"), {}, True, None, 9, True, ("Ann",),
-    ...                    {"Ann": {"penalties": 1}, "Bob": {"penalties": 3}})
+    >>> figures = (Figure("goals", "goals"), Figure("best", "best", "max"))
+    >>> game = GameSummary(1, "football", ("Ann", "Bob"), {}, True, None, 9, True, ("Ann",),
+    ...                    {"Ann": {"goals": 1, "best": 4}, "Bob": {"goals": 3, "best": 2}}, figures)
     >>> stats = player_stats([game, game])
     >>> stats["Ann"].wins, stats["Bob"].totals
-    (2, {'deadlines': {'penalties': 6}})
+    (2, {'football': {'goals': 6, 'best': 2}})
     """
     stats: dict[str, PlayerStats] = {}
     for game in games:
@@ -384,7 +366,11 @@ def player_stats(games: list[GameSummary]) -> dict[str, PlayerStats]:
             entry.games += 1
             entry.wins += name in game.winners
             entry.played.append(game)
+            entry.declared.setdefault(game.name, game.declared)
             totals = entry.totals.setdefault(game.name, {})
-            for figure, value in game.figures.get(name, {}).items():
-                totals[figure] = totals.get(figure, 0) + value
+            values = game.figures.get(name, {})
+            for figure in game.declared:
+                if figure.key in values:
+                    value = values[figure.key]
+                    totals[figure.key] = figure.add(totals[figure.key], value) if figure.key in totals else value
     return dict(sorted(stats.items(), key=lambda item: (-item[1].wins, -item[1].games, item[0].casefold())))

@@ -21,11 +21,14 @@ from typing import Any
 
 from box.cards import Deck
 from box.games import TITLES
-from box.games.base import Action, Option, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
+from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_fellas import cards, events, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     DEALT_MOOKS,
+    FIGURES,
+    OPTIONS,
+    PHONE,
     WIN_SCORE,
     Attack,
     Board,
@@ -55,6 +58,7 @@ from box.games.dead_fellas.state import (
     choices,
     dump,
     evidence,
+    figures_of,
     likely_receiver,
     receivers,
     targets,
@@ -64,7 +68,6 @@ from box.games.kit import MOVES, Picker, Rulebook, Stage, expect, fit, read_opti
 NO_DICE = "Dead Fellas uses no dice"
 FINISH_FIRST = "finish this choice first"
 NOTHING_TO_CHOOSE = "nothing to choose here"
-OPTIONS = (Option("items_on_opponents", "Items on opponents", "no", ("no", "yes")),)
 
 Result = Step[Game] | Rejected
 Handler = Callable[[Game, Action], Result]
@@ -608,5 +611,6 @@ def secret(game: Game, card: str) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

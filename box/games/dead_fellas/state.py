@@ -34,9 +34,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from box.games.base import Figure, Figures, Option, Phone, Shown
 from box.games.dead_fellas.cards import BOOST, SLOTS, Card
 from box.games.kit import fit, set_at
 from box.words import LINE_CHARS
+
+OPTIONS = (
+    Option(
+        "items_on_opponents", "Items on opponents", "no", ("no", "yes"), short="Items on foes",
+        help="Whether a player may put items on the opponents' face-up Mooks too, not only on their own.",
+    ),
+)
+FIGURES = (Figure("score", "score"), Figure("whacks", "whacks"))
+PHONE = Phone("mooks", counts=(Shown("score", "points"),), marks=(Shown("out", "out"),))
+
 
 # --- the table -------------------------------------------------------------------------
 
@@ -615,4 +626,12 @@ def dump(game: Game) -> dict[str, Any]:
         "mook_deck": board.mooks_left(),
         "out": [name for seat, name in enumerate(game.players) if board.is_out(seat)],
         "chain": list(game.chain),
+    }
+
+
+def figures_of(game: Game) -> Figures:
+    """Each player's score and whacks, the Mooks in their score pile (FIGURES)."""
+    board = game.board
+    return {
+        name: {"score": board.score(seat), "whacks": len(board.piles[seat])} for seat, name in enumerate(game.players)
     }

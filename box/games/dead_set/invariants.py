@@ -44,10 +44,14 @@ def check(state: State) -> None:
 
 
 def check_step(before: State, action: Action, after: State) -> None:
-    """Owned cards only grow: by a round's cards kept (total <= 200) or one bonus card."""
-    for seat, (old, new) in enumerate(zip(before.owned, after.owned, strict=True)):
-        assert new[: len(old)] == old, "an owned card was lost"
-        gained = new[len(old) :]
+    """Owned cards only grow: by a round's cards kept (total <= 200) or one bonus card; a bust counts once."""
+    for seat, (old, new) in enumerate(zip(before.busts, after.busts, strict=True)):
+        result = after.results[seat]
+        judged_bust = before.results[seat] is None and result is not None and result.bust
+        assert new == old + judged_bust, "a bust was not counted exactly once"
+    for seat, (had, has) in enumerate(zip(before.owned, after.owned, strict=True)):
+        assert has[: len(had)] == had, "an owned card was lost"
+        gained = has[len(had) :]
         if not gained:
             continue
         result = after.results[seat]

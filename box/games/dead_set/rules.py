@@ -26,7 +26,19 @@ from box.cards import Deck
 from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_set import cards, events, screens
-from box.games.dead_set.state import BUST_OVER, GRAVEYARD_SLOTS, OPTIONS, HouseRules, Phase, Result, State, dump
+from box.games.dead_set.state import (
+    BUST_OVER,
+    FIGURES,
+    GRAVEYARD_SLOTS,
+    OPTIONS,
+    PHONE,
+    HouseRules,
+    Phase,
+    Result,
+    State,
+    dump,
+    figures_of,
+)
 from box.games.kit import Rulebook, Stage, fit, set_at
 from box.words import LINE_CHARS
 
@@ -176,6 +188,7 @@ def _judge(state: State) -> Step[State]:
         state,
         owned=owned,
         results=set_at(state.results, seat, Result(total, bust, order_ok)),
+        busts=set_at(state.busts, seat, state.busts[seat] + bust),
         owed=state.owed + ((seat,) if order_ok else ()),
         notice=f"{state.players[seat]} +{ages[-1]} = {total} {verdict}" + (", in order" if order_ok else ""),
     )
@@ -272,6 +285,7 @@ def new(setup: Setup, deck: Deck) -> State:
         taken=empty,
         stuck=tuple(False for _ in players),
         results=tuple(None for _ in players),
+        busts=tuple(0 for _ in players),
         notice=f"Round 1: {players[0]} starts",
     )
 
@@ -282,5 +296,6 @@ def is_over(state: State) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

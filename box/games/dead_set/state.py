@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from box.cards import Deck
-from box.games.base import Option
+from box.games.base import Figure, Figures, Option, Phone, Shown
 from box.games.kit import read_options
 from box.words import Word
 
@@ -21,11 +21,25 @@ BUST_OVER = 200
 GRAVEYARD_SLOTS = 4
 
 OPTIONS = (
-    Option("target", "Celebrities to win", "13", low=1, high=108),
-    Option("ties", "Equal ages in order", "either", ("either", "strict")),
-    Option("order_bonus_min", "Cards for order bonus", "2", low=1, high=20),
-    Option("high_tie", "Tie for high total", "all", ("all", "none")),
+    Option(
+        "target", "Celebrities to win", "13", low=1, high=108, short="To win",
+        help="The game ends the moment a player owns this many celebrities.",
+    ),
+    Option(
+        "ties", "Equal ages in order", "either", ("either", "strict"), short="Equal ages",
+        help="Whether two equal ages side by side still count as youngest to oldest (either) or not (strict).",
+    ),
+    Option(
+        "order_bonus_min", "Cards for order bonus", "2", low=1, high=20, short="Order bonus",
+        help="How many cards a round's reveal needs, youngest to oldest, to earn a bonus card.",
+    ),
+    Option(
+        "high_tie", "Tie for high total", "all", ("all", "none"), short="High tie",
+        help="Whether every player tied for the round's highest total kept takes a bonus card, or none does.",
+    ),
 )
+FIGURES = (Figure("celebrities", "celebrities"), Figure("busts", "busts"))
+PHONE = Phone("hands", counts=(Shown("celebrities", "dead"),), marks=(Shown("stuck", "stuck"),))
 
 
 class Phase(Word):
@@ -81,6 +95,7 @@ class State:
     taken: tuple[tuple[str, ...], ...]
     stuck: tuple[bool, ...]
     results: tuple[Result | None, ...]
+    busts: tuple[int, ...]  # the rounds each seat went bust
     phase: Phase = Phase.PLAY
     round: int = 1
     first: int = 0
@@ -110,4 +125,12 @@ def dump(state: State) -> dict[str, Any]:
             for name, r in zip(state.players, state.results, strict=True)
             if r is not None
         },
+    }
+
+
+def figures_of(state: State) -> Figures:
+    """Each player's celebrities owned and rounds gone bust (FIGURES)."""
+    return {
+        name: {"celebrities": len(owned), "busts": busts}
+        for name, owned, busts in zip(state.players, state.owned, state.busts, strict=True)
     }

@@ -16,9 +16,11 @@ from box.games.deadlines import cards, events, screens
 from box.games.deadlines.cards import OLDEST_AGE, compare, compare_spans
 from box.games.deadlines.state import (
     COLUMN_LABELS,
+    FIGURES,
     FIRST_GUESS,
     OPTIONS,
     PENALTY_LIMIT,
+    PHONE,
     READER_COLUMN,
     Attempting,
     Drawing,
@@ -34,6 +36,7 @@ from box.games.deadlines.state import (
     Starting,
     Targeting,
     dump,
+    figures_of,
     value_of,
 )
 from box.games.kit import MOVES, Rulebook, Stage, expect, moved, set_at
@@ -427,5 +430,6 @@ def is_over(game: Game) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
-    describe=screens.describe, events=events.happened,
+    describe=screens.describe, figures=FIGURES, figures_of=figures_of, phone=PHONE,
+    events=events.happened,
 )

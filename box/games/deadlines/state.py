@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from box.cards import Deck
-from box.games.base import Option
+from box.games.base import Figure, Figures, Option, Phone, Shown
 from box.games.deadlines.cards import Person
 from box.games.kit import read_options
 
@@ -21,12 +21,29 @@ PENALTY_LIMIT = 3  # out (Death Match) or lost (Til Death) at this many penaltie
 FIRST_GUESS = 50  # where a death-match guess starts, in years
 
 OPTIONS = (
-    Option("variant", "Variant", "classic", ("classic", "short-life", "dead-end", "death-match", "til-death")),
-    Option("streak", "After a right card", "off", ("off", "must", "may")),
-    Option("ties", "Equal dates", "either", ("either", "strict")),
-    Option("starter_counts", "Starter counts", "yes", ("yes", "no")),
-    Option("reward", "Special reward", "one", ("one", "both")),
+    Option(
+        "variant", "Variant", "classic", ("classic", "short-life", "dead-end", "death-match", "til-death"),
+        help="The game played: classic, A Short Life (columns of 8), Dead End, Death Match or Til Death (co-op).",
+    ),
+    Option(
+        "streak", "After a right card", "off", ("off", "must", "may"), short="Streak",
+        help="After a right card the turn passes (off), the player goes on (must) or chooses (may).",
+    ),
+    Option(
+        "ties", "Equal dates", "either", ("either", "strict"),
+        help="Whether equal dates may stand on either side of each other (either) or never (strict).",
+    ),
+    Option(
+        "starter_counts", "Starter counts", "yes", ("yes", "no"),
+        help="Whether a column's starting card counts towards the cards that close it.",
+    ),
+    Option(
+        "reward", "Special reward", "one", ("one", "both"),
+        help="A special card's reward: drop a penalty or give one (one), or drop one and give one (both).",
+    ),
 )
+FIGURES = (Figure("penalties", "penalties"),)
+PHONE = Phone("columns", counts=(Shown("penalties", "penalties"),), marks=(Shown("eliminated", "out"),))
 
 
 @dataclass(frozen=True)
@@ -219,3 +236,8 @@ def dump(game: Game) -> dict[str, Any]:
     if game.options.cooperative:
         data["team_penalties"] = game.team_penalties
     return data
+
+
+def figures_of(game: Game) -> Figures:
+    """Each player's penalties (FIGURES)."""
+    return {name: {"penalties": count} for name, count in zip(game.players, game.penalties)}

@@ -30,11 +30,13 @@ from box.games.deck_of_death import cards, events, screens
 from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
 from box.games.deck_of_death.state import (
     DUEL_STYLES,
+    FIGURES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
     MENU_ITEMS,
     MOST_STEPS,
     OPTIONS,
+    PHONE,
     WAYS,
     Duel,
     Layer,
@@ -44,6 +46,7 @@ from box.games.deck_of_death.state import (
     State,
     Token,
     dump,
+    figures_of,
     forfeit,
 )
 from box.games.kit import Rulebook, Stage, expect, fit, moved, read_options, scroll, set_at
@@ -691,5 +694,6 @@ def is_over(state: State) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

@@ -10,16 +10,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from box.games.base import Option
+from box.games.base import Figure, Figures, Option, Phone, Shown
 from box.games.deck_of_death.cards import Board, Card
 from box.words import Word
 
 OPTIONS = (
-    Option("forfeits", "Forfeits", "drinks", ("drinks", "points")),
+    Option(
+        "forfeits", "Forfeits", "drinks", ("drinks", "points"),
+        help="Whether a forfeit is a drink or, for a table that does not drink, a penalty point.",
+    ),
     # House rules for penalties the rulebook does not state; the book's reading comes first.
-    Option("fail_forfeit", "Fail costs", "none", ("none", "tier")),
-    Option("blue_landing", "Blue card", "rule", ("rule", "challenge")),
+    Option(
+        "fail_forfeit", "Fail costs", "none", ("none", "tier"),
+        help="House rule: a failed challenge costs nothing the box counts (none) or the card's tier in drinks.",
+    ),
+    Option(
+        "blue_landing", "Blue card", "rule", ("rule", "challenge"),
+        help="House rule: landing on a blue card is a rule for everyone (rule) or a challenge one can react to.",
+    ),
 )
+FIGURES = (Figure("laps", "laps"), Figure("drinks", "drinks"), Figure("duels_won", "duels won"))
+PHONE = Phone("board", counts=(Shown("laps", "laps"), Shown("drinks", "drinks")))
 DUEL_STYLES = ("High-Die Roll", "Other minigame")
 FORCED_EXIT_DRINKS = 2  # finish the drink, or 2 heavy shots
 FORCED_EXIT_AFTER = 5  # failed turns inside before the way out may be forced
@@ -176,4 +187,12 @@ def dump(state: State) -> dict[str, Any]:
         "immune": [n for n, immune in zip(names, state.immune) if immune],
         "persistent": [p.card for p in state.spaces if p is not None and state.cards[p.card].persistent],
         "discard_pile": list(state.discard),
+    }
+
+
+def figures_of(state: State) -> Figures:
+    """Each player's laps, drinks (or points) and duels won (FIGURES)."""
+    return {
+        name: {"laps": laps, "drinks": drinks, "duels_won": duels}
+        for name, laps, drinks, duels in zip(state.players, state.laps, state.drinks, state.duels_won, strict=True)
     }

@@ -1,0 +1,83 @@
+"""The page's line to the box: a subscription to its state dump, and one-off commands (box/control.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from box.control import MAX_LINE
+
+log = logging.getLogger(__name__)
+
+RETRY = 1.0  # seconds between tries to reach the box
+
+
+class BoxOffline(Exception):
+    """The box's control socket does not answer."""
+
+
+class BoxLink:
+    """A subscription to the box's state, kept up while the page runs; and one-off commands."""
+
+    def __init__(self, path: Path, retry: float = RETRY):
+        self.path = path
+        self.retry = retry
+        self.state: dict[str, Any] | None = None
+        self.online = False
+        self.version = 0
+        self.changed = asyncio.Event()
+
+    def bump(self) -> None:
+        self.version += 1
+        event, self.changed = self.changed, asyncio.Event()
+        event.set()
+
+    async def wait(self, seen: int, timeout: float) -> None:
+        """Return when the version moved past `seen`, or after `timeout`."""
+        if self.version != seen:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), timeout)
+
+    async def run(self) -> None:
+        while True:
+            writer = None
+            try:
+                reader, writer = await asyncio.open_unix_connection(str(self.path), limit=MAX_LINE * 64)
+                writer.write(b'{"cmd": "subscribe"}\n')
+                await writer.drain()
+                if not json.loads(await reader.readline() or b"{}").get("ok"):
+                    raise ConnectionError("the box refused the subscription")
+                while line := await reader.readline():
+                    self.state, self.online = json.loads(line)["state"], True
+                    self.bump()
+            except (OSError, ValueError, KeyError, asyncio.LimitOverrunError) as problem:
+                log.debug("box link: %s", problem)
+            finally:
+                if writer is not None:
+                    writer.close()
+                if self.online:
+                    self.online = False
+                    self.bump()
+            await asyncio.sleep(self.retry)
+
+    async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 2.0)
+        except (OSError, TimeoutError) as problem:
+            raise BoxOffline(str(problem)) from None
+        try:
+            writer.write(json.dumps({"cmd": cmd, **args}).encode() + b"\n")
+            await writer.drain()
+            reply = json.loads(await asyncio.wait_for(reader.readline(), 2.0) or b"{}")
+        except (OSError, TimeoutError, ValueError) as problem:
+            raise BoxOffline(str(problem)) from None
+        finally:
+            writer.close()
+        if not reply.get("ok"):
+            raise BoxOffline(reply.get("error", "the box did not answer"))
+        return reply

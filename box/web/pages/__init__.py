@@ -1,0 +1,1 @@
+"""The phone page's pages, a module each: a class holding the page's routes and their handlers."""

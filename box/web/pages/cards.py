@@ -1,0 +1,151 @@
+"""Cards (`/cards`): each deck and its tags, enrolment from the phone, the tag map's backup, deck uploads.
+
+The checks of uploaded files are box/web/cards.py's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from box.errors import FileProblem
+from box.games import GAMES, TITLES
+from box.roster import ROSTER_FILE, load_roster
+from box.tags import TAGS_FILE, TagMap
+from box.web.cards import check_deck_upload, check_tags_upload, deck_rows
+from box.web.site import Refused, Site, cards_signature
+
+PLAYER = "player"  # the tag map's game of a player token
+
+
+class CardsPage:
+    def __init__(self, site: Site):
+        self.site = site
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/cards", self.show),
+            Route("/cards/tags.csv", self.tags_csv),
+            Route("/cards/enrol", self.enrol, methods=["POST"]),
+            Route("/cards/enrol-stop", self.enrol_stop, methods=["POST"]),
+            Route("/cards/restore", self.restore, methods=["POST"]),
+            Route("/cards/deck", self.deck_upload, methods=["POST"]),
+        ]
+
+    async def context(self, message: str = "", ok: bool = True) -> dict[str, Any]:
+        state, online = await self.site.current()
+        state_dir = self.site.state_dir
+        try:
+            tags = TagMap.load(state_dir / TAGS_FILE)
+            problem = ""
+        except FileProblem as bad:
+            tags, problem = TagMap(), str(bad)
+        decks: dict[str, Any] = {}
+        for game in GAMES:
+            try:
+                decks[game] = deck_rows(self.site.view.card_list(game), tags)
+            except FileProblem as bad:
+                decks[game] = None
+                problem = problem or str(bad)
+        try:
+            names = load_roster(state_dir / ROSTER_FILE).names
+        except FileProblem:
+            names = ()
+        tokens = {card: uid.hex() for uid, (game, card) in tags.cards.items() if game == PLAYER}
+        return {
+            "decks": decks,
+            "signature": cards_signature(state),
+            "state": state if online else None,
+            "names": names,
+            "tokens": tokens,
+            "message": message or problem,
+            "ok": ok and not problem,
+        }
+
+    async def answer(self, request: Request, message: str, status: int = 200) -> Response:
+        """The Cards page with `message` (a problem when `status` is not 200)."""
+        return self.site.page(request, "cards.html", await self.context(message, ok=status == 200), status)
+
+    async def show(self, request: Request) -> Response:
+        return self.site.page(request, "cards.html", await self.context())
+
+    async def tags_csv(self, request: Request) -> Response:
+        if self.site.closed_to(request):
+            return PlainTextResponse("pair this phone first", status_code=403)
+        path = self.site.state_dir / TAGS_FILE
+        body = path.read_bytes() if path.exists() else b"uid,game,card\n"
+        disposition = 'attachment; filename="gravebox-tags.csv"'
+        return Response(body, media_type="text/csv", headers={"Content-Disposition": disposition})
+
+    async def enrol(self, request: Request) -> Response:
+        try:
+            form = await self.site.guard(request)
+        except Refused as problem:
+            return self.site.refused(request, problem)
+        game, card = str(form.get("game", "")), str(form.get("card", ""))
+        if game == PLAYER:
+            try:
+                names = load_roster(self.site.state_dir / ROSTER_FILE).names
+            except FileProblem as problem:
+                return await self.answer(request, str(problem), 400)
+            if card not in names:
+                return await self.answer(request, f"{card!r} is not in the roster", 400)
+            command, args, label = "enrol-player", {"name": card}, f"player {card}"
+        else:
+            if game not in GAMES or card not in self.site.view.card_list(game):
+                return await self.answer(request, f"No card {card!r} in {game!r}", 400)
+            command, args, label = "enrol", {"game": game, "card": card}, self.site.card_name(game, card)
+        if not await self.site.tell_box(command, **args):
+            return await self.answer(request, "The box is not running", 503)
+        return await self.answer(request, f"Tap the tag for {label} on any reader")
+
+    async def enrol_stop(self, request: Request) -> Response:
+        try:
+            await self.site.guard(request)
+        except Refused as problem:
+            return self.site.refused(request, problem)
+        await self.site.tell_box("enrol-stop")
+        return await self.answer(request, "Enrolment stopped")
+
+    async def restore(self, request: Request) -> Response:
+        try:
+            form = await self.site.guard(request, upload=True)
+        except Refused as problem:
+            return self.site.refused(request, problem)
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            return await self.answer(request, "Choose a tag map file", 400)
+        data = await upload.read(self.site.settings.max_upload + 1)
+        try:
+            tags = check_tags_upload(data, upload.filename or "upload.csv", self.site.view.card_list)
+        except FileProblem as problem:
+            return await self.answer(request, f"Not restored: {problem}", 400)
+        await run_in_threadpool(tags.save, self.site.state_dir / TAGS_FILE)
+        told = await self.site.tell_box("tags-changed")
+        return await self.answer(
+            request, f"Restored {len(tags.cards)} tags" + ("" if told else " (the box reads them when it starts)")
+        )
+
+    async def deck_upload(self, request: Request) -> Response:
+        try:
+            form = await self.site.guard(request, upload=True)
+        except Refused as problem:
+            return self.site.refused(request, problem)
+        game, upload = str(form.get("game", "")), form.get("file")
+        if game not in GAMES or upload is None or isinstance(upload, str):
+            return await self.answer(request, "Choose a game and a deck file", 400)
+        data = await upload.read(self.site.settings.max_upload + 1)
+        name = upload.filename or f"{game}.csv"
+        try:
+            deck = await run_in_threadpool(check_deck_upload, game, data, name, self.site.state_dir)
+        except FileProblem as problem:
+            return await self.answer(request, f"Not used: {problem}", 400)
+        self.site.view.forget_decks()
+        told = await self.site.tell_box("decks-changed")
+        return await self.answer(
+            request, f"{TITLES[game]}: {len(deck)} cards" + (", used from the next game" if told else "")
+        )

@@ -1,0 +1,150 @@
+"""What every page shares: the settings, the templates, the journal's reader, the link to the box,
+pairing and sessions; drawing a page, checking a write, the game in play.
+
+Reading pages are open on the local network unless the config closes them; every write needs a
+paired phone, a form token bound to its session, and an Origin of this server (`Site.guard`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.templating import Jinja2Templates
+
+from box.control import socket_path
+from box.errors import FileProblem
+from box.games import GAMES, TITLES
+from box.roster import UPLOADED_DECKS
+from box.web import security
+from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
+from box.web.link import BoxLink, BoxOffline
+
+HERE = Path(__file__).parent
+MAX_UPLOAD = 256 * 1024  # a deck or a tag map is a few kilobytes
+BUSY = "The box holds its journal locked just now: history shows again in a moment"
+FOREIGN = "Refused: this request did not come from this box's page"
+
+
+@dataclass
+class WebSettings:
+    """Where the page finds the box's files and socket, and whether reading needs pairing."""
+
+    state_dir: Path
+    control: Path = field(default_factory=socket_path)
+    open_reading: bool = True
+    decks_dir: Path | None = None  # the config's decks folder (uploaded decks come first)
+    max_upload: int = MAX_UPLOAD
+
+
+class Refused(Exception):
+    """A request the page will not carry out: status and the one line to show."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        super().__init__(message)
+
+
+def from_this_page(request: Request) -> bool:
+    """The request's Origin (or Referer) is this box's own page: no other site writes through a phone."""
+    headers = request.headers
+    return security.same_origin(headers.get("origin"), headers.get("referer"), request.url.scheme, headers.get("host"))
+
+
+def cards_signature(state: dict[str, Any] | None) -> str:
+    """What the Cards page shows of the live state; the page reloads when it changes."""
+    return json.dumps({key: (state or {}).get(key) for key in ("enrolment", "last_tags", "readers_offline")})
+
+
+class Site:
+    """The page's parts, made once by `create_app` and handed to every page's routes."""
+
+    def __init__(self, settings: WebSettings, clock: Callable[[], float]):
+        self.settings = settings
+        self.state_dir = settings.state_dir
+        self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        self.templates.env.globals.update(titles=TITLES, games=list(GAMES), card=self.card_name)
+        decks_dirs = tuple(d for d in (self.state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
+        self.view = JournalView(self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE)
+        self.link = BoxLink(settings.control)
+        self.pairing = security.Pairing(clock=clock)
+        self.sessions = security.Sessions(self.state_dir / security.SESSIONS_FILE)
+
+    def card_name(self, game: str | None, card_id: str) -> str:
+        """A card's name in its deck, else its id."""
+        try:
+            return self.view.card_list(game).name_of(card_id) if game else card_id
+        except (KeyError, FileProblem):
+            return card_id
+
+    def session_of(self, request: Request) -> str | None:
+        token = request.cookies.get(security.COOKIE)
+        return token if self.sessions.valid(token) else None
+
+    def closed_to(self, request: Request) -> bool:
+        """Reading needs pairing (the config closed it) and this phone is not paired."""
+        return not self.settings.open_reading and self.session_of(request) is None
+
+    def page(self, request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+        """A whole page from template `name`; a closed page sends an unpaired phone to pairing."""
+        session = self.session_of(request)
+        if not self.settings.open_reading and session is None and name != "pair.html":
+            return RedirectResponse("/pair", status_code=303)
+        context = {
+            "paired": session is not None,
+            "csrf": security.csrf_token(session) if session else "",
+            "online": self.link.online,
+            "section": name.removesuffix(".html"),
+            **context,
+        }
+        response = self.templates.TemplateResponse(request, name, context, status_code=status)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def message(self, request: Request, text: str, status: int) -> Response:
+        """A page saying why a request was not carried out."""
+        return self.page(request, "message.html", {"message": text, "ok": False}, status)
+
+    def refused(self, request: Request, problem: Refused) -> Response:
+        return self.message(request, str(problem), problem.status)
+
+    async def current(self) -> tuple[dict[str, Any], bool]:
+        """The game in play's state dump, and whether it came from the box (else from the journal)."""
+        if self.link.online and self.link.state is not None:
+            return self.link.state, True
+        try:
+            return await run_in_threadpool(self.view.current), False
+        except JournalBusy:
+            return {"game": None, "players": [], "timer": {}, "dice": {}, "notice": BUSY}, False
+
+    async def guard(self, request: Request, upload: bool = False) -> Any:
+        """Check a write (Origin, size, session, form token) and return its form; raises Refused."""
+        if not from_this_page(request):
+            raise Refused(403, FOREIGN)
+        length = request.headers.get("content-length")
+        if length is None or not length.isdigit():
+            raise Refused(411, "Refused: the request must say its length")
+        limit = self.settings.max_upload
+        if int(length) > limit:
+            raise Refused(413, f"Refused: larger than {limit // 1024} KB")
+        session = self.session_of(request)
+        if session is None:
+            raise Refused(403, "Pair this phone first (Pair, then the code on the box's screen)")
+        form = await request.form(max_files=1 if upload else 0, max_fields=200, max_part_size=limit)
+        if not security.csrf_ok(session, str(form.get("csrf", "")) or request.headers.get("x-csrf-token")):
+            raise Refused(403, "Refused: the form is stale; reload the page")
+        return form
+
+    async def tell_box(self, cmd: str, **args: Any) -> bool:
+        """Send the box a command; False when it is not running."""
+        try:
+            await self.link.request(cmd, **args)
+            return True
+        except BoxOffline:
+            return False
