@@ -125,7 +125,7 @@ class ChugTimed(NamedTuple):
 
 class GameOver(NamedTuple):
     """A game ended: its winners and each player's figures (as the game declares them); `number`
-    is the journal's number of this game."""
+    is the journal's number of this game, `actions` how many actions it took."""
 
     game: str
     title: str
@@ -133,6 +133,7 @@ class GameOver(NamedTuple):
     winners: tuple[str, ...]
     figures: Mapping[str, Mapping[str, int | float]]
     number: int
+    actions: int
 
 
 class GameLeft(NamedTuple):
@@ -169,7 +170,7 @@ Event = (
 def event_name(event: Event) -> str:
     """The event's name on the wire: its class in kebab case.
 
-    >>> event_name(StorageBack()), event_name(GameOver("g", "G", (), (), {}, 1))
+    >>> event_name(StorageBack()), event_name(GameOver("g", "G", (), (), {}, 1, 0))
     ('storage-back', 'game-over')
     """
     name = type(event).__name__

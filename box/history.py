@@ -3,16 +3,17 @@
 A subscriber of the box's events (box/events.py), registered by the composition root with one
 line: at each `GameOver` it appends the game's summary (the journal's number of the game, the
 game, its title, players, winners and each player's figures, and when it ended) to the file in
-the state directory. The phone page reads these lines instead of replaying whole games. This
+the state directory, with the figures as the game declares them (key, label, how they add up).
+The phone page reads these lines instead of replaying whole games. This
 module is the file's one codec: `append` writes a line, `read` reads the newest lines back,
 bounded in bytes whatever the history's size, and skips a line it cannot take (logged).
 
 >>> import tempfile
 >>> from box.events import GameOver
 >>> path = Path(tempfile.mkdtemp()) / HISTORY_FILE
->>> History(path, clock=lambda: "2026-12-01 21:00")(GameOver("g", "G", ("Ann", "Bob"), ("Ann",), {}, 3))
->>> [(entry.number, entry.winners, entry.ended) for entry in read(path)]
-[(3, ('Ann',), '2026-12-01 21:00')]
+>>> History(path, clock=lambda: "2026-12-01 21:00")(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Ann",), {}, 3, 40))
+>>> [(entry.number, entry.winners, entry.actions, entry.ended) for entry in read(path)]
+[(3, ('Ann',), 40, '2026-12-01 21:00')]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from box.events import Event, GameOver
+from box.games import rules_for
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,8 @@ class Played(NamedTuple):
     winners: tuple[str, ...]
     figures: dict[str, dict[str, int | float]]
     ended: str  # local time, "YYYY-MM-DD HH:MM"
+    actions: int  # the actions in force when it ended: the page uses the line while the journal agrees
+    declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
 
 
 class History:
@@ -54,8 +58,10 @@ class History:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, GameOver):
-            append(self.path, Played(event.number, event.game, event.title, event.players, event.winners,
-                                     {player: dict(figures) for player, figures in event.figures.items()}, self.clock()))
+            declared = tuple(vars(figure) for figure in rules_for(event.game).figures)
+            figures = {player: dict(row) for player, row in event.figures.items()}
+            append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
+                                     self.clock(), event.actions, declared))
 
 
 def append(path: Path, played: Played) -> None:
@@ -104,12 +110,21 @@ def decode(data: Any) -> Played:
     number, game, title, ended = data["number"], data["game"], data["title"], data["ended"]
     if not isinstance(number, int) or not all(isinstance(text, str) for text in (game, title, ended)):
         raise ValueError("number, game, title or ended of the wrong kind")
-    players, winners, figures = data["players"], data["winners"], data["figures"]
+    players, winners, figures, declared = data["players"], data["winners"], data["figures"], data["declared"]
     if not (isinstance(players, list) and isinstance(winners, list) and isinstance(figures, dict)):
         raise ValueError("players, winners or figures of the wrong kind")
+    actions = data["actions"]
+    if not isinstance(actions, int) or not isinstance(declared, list) or not all(
+        isinstance(row, dict) and all(isinstance(row.get(key), str) for key in ("key", "label", "adds"))
+        for row in declared
+    ):
+        raise ValueError("actions or declared of the wrong kind")
     clean = {
         str(player): {str(key): value for key, value in row.items() if isinstance(value, int | float)}
         for player, row in figures.items()
         if isinstance(row, dict)
     }
-    return Played(number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended)
+    figures_declared = tuple({key: row[key] for key in ("key", "label", "adds")} for row in declared)
+    return Played(
+        number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared
+    )

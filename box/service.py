@@ -440,5 +440,6 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
         events.append(TurnPassed(game, player))
     if after.get("over") and not before.get("over"):
         winners = tuple(after.get("winners", ()))
-        events.append(GameOver(game, rules.title, session.players, winners, rules.figures_of(state), session.record.id))
+        figures = rules.figures_of(state)
+        events.append(GameOver(game, rules.title, session.players, winners, figures, session.record.id, session.count))
     return events

@@ -73,7 +73,7 @@ def test_a_slow_or_failing_subscriber_never_holds_up_the_loop() -> None:
 
 
 def test_events_are_json_for_the_wire() -> None:
-    assert as_json(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Ann",), {"Ann": {"celebrities": 13}}, 7)) == {
+    assert as_json(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Ann",), {"Ann": {"celebrities": 13}}, 7, 40)) == {
         "event": "game-over",
         "game": "dead-set",
         "title": "Dead Set",
@@ -81,6 +81,7 @@ def test_events_are_json_for_the_wire() -> None:
         "winners": ["Ann"],
         "figures": {"Ann": {"celebrities": 13}},
         "number": 7,
+        "actions": 40,
     }
     assert as_json(StorageBack()) == {"event": "storage-back"}
 
@@ -92,7 +93,7 @@ def test_the_history_keeps_each_finished_game_as_one_line(tmp_path: Path) -> Non
     world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
     session = world.box.session
     assert session is not None
-    world.box.publish(GameOver("dead-set", "Dead Set", session.players, ("Bob",), {"Bob": {"celebrities": 13}}, 1))
+    world.box.publish(GameOver("dead-set", "Dead Set", session.players, ("Bob",), {"Bob": {"celebrities": 13}}, 1, 0))
     assert world.bus.flush()
     (played,) = read(tmp_path / HISTORY_FILE)
     assert (played.number, played.players, played.winners, played.figures) == (

@@ -37,8 +37,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     state = tmp_path_factory.mktemp("played")
     for game, script in (("dead-set", "win-mid-scoring"), ("deadlines", "classic")):
         world, _ = run_script(SCENARIOS / game / f"{script}.script", state, SCENARIOS / game / "decks", seed=1)
-        world.parts.close()
-        world.box.journal.close()
+        assert world.bus.flush()  # the box's history has written every game that ended
+        world.close()
     return state
 
 
@@ -355,3 +355,28 @@ def test_finished_games_are_replayed_once_and_remembered_on_disk(state_dir: Path
     replayed.clear()
     JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).history()
     assert finished.id in replayed  # its summary no longer matches: replayed again
+
+
+def test_a_game_the_box_kept_in_its_history_is_never_replayed(state_dir: Path, monkeypatch) -> None:
+    from box.history import HISTORY_FILE as PLAYED
+    from box.history import read
+    from box.web.journal_view import HISTORY_FILE, JournalView
+
+    ended = {game.number: game for game in read(state_dir / PLAYED)}  # as the box's history wrote them (newest wins)
+    kept, other = sorted(ended.values())
+    assert kept.game == "dead-set" and kept.winners == ("Bob",) and kept.figures["Bob"]["celebrities"] == 3
+    replayed: list[int] = []
+    replay = JournalView.replay
+
+    def counting(self, record, actions):
+        replayed.append(record.id)
+        return replay(self, record, actions)
+
+    monkeypatch.setattr(JournalView, "replay", counting)
+    view = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE, played=state_dir / PLAYED)
+    games, _ = view.history()
+    told = next(g for g in games if g.id == kept.number)
+    assert kept.number not in replayed and told.finished and told.winners == ("Bob",)
+    assert replayed == [other.number]  # the game still open (over, but not closed) is read from the journal
+    assert told.figures == {player: dict(row) for player, row in kept.figures.items()}
+    assert [figure.key for figure in told.declared] == ["celebrities", "busts"]

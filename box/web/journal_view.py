@@ -18,7 +18,7 @@ import csv
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,8 @@ from box.cards import BUILTIN_DIR, Deck
 from box.errors import DeckError
 from box.games import CARD_NAMES, GAMES, rules_for
 from box.games.base import Figure, Figures
+from box.history import Played
+from box.history import read as read_played
 from box.journal import GameRecord
 from box.roster import STARTED
 from box.session import fold
@@ -112,8 +114,13 @@ class Snapshot:
 class JournalView:
     """Read the box's journal without ever writing to it or holding it open."""
 
-    def __init__(self, path: Path, decks_dirs: tuple[Path, ...] = (), cache: Path | None = None):
+    def __init__(
+        self, path: Path, decks_dirs: tuple[Path, ...] = (), cache: Path | None = None, played: Path | None = None
+    ):
+        """`cache`: the page's own summaries (web-history.json); `played`: the box's history of finished
+        games (box/history.py), whose lines need no replay while the journal agrees with them."""
         self.path = path
+        self.played = played
         self.decks_dirs = decks_dirs  # where uploaded or configured decks live, first match wins
         self.cache = cache
         self.summaries: dict[int, tuple[str, GameSummary]] = {}  # game -> (its key, its summary)
@@ -146,9 +153,10 @@ class JournalView:
                 raise JournalBusy(str(problem)) from None
             raise
 
-    def snapshot(self, with_actions: str = "unfinished") -> Snapshot:
+    def snapshot(self, with_actions: str = "unfinished", known: Mapping[int, Played] | None = None) -> Snapshot:
         """Games, box values and the actions of the unfinished game ("unfinished") or every game not
-        yet summarised ("new"), read in one transaction."""
+        yet summarised ("new"; a finished game `known` to the box's history with as many actions needs
+        none), read in one transaction."""
         with self.reading() as db:
             if db is None:
                 return Snapshot([], {}, {}, {})
@@ -179,7 +187,7 @@ class JournalView:
             keys = {}
             if with_actions == "new":
                 counts = {
-                    game: f"{count}:{last}"
+                    game: (count, last)
                     for game, count, last in db.execute(
                         "SELECT game, COUNT(*), MAX(seq) FROM actions WHERE undone = 0 GROUP BY game"
                     )
@@ -188,7 +196,14 @@ class JournalView:
                     g.id: json.dumps([SUMMARY_FORMAT, g.name, g.players, g.options, g.decks, counts.get(g.id)])
                     for g in games
                 }
-                wanted = [g.id for g in games if not g.finished or self.summaries.get(g.id, ("",))[0] != keys[g.id]]
+                known = known or {}
+                told = {  # finished games the box's history has, with as many actions as the journal holds
+                    g.id for g in games if g.finished and g.id in known and known[g.id].actions == counts.get(g.id, (0,))[0]
+                }
+                wanted = [
+                    g.id for g in games
+                    if not g.finished or (self.summaries.get(g.id, ("",))[0] != keys[g.id] and g.id not in told)
+                ]
             else:
                 wanted = [g.id for g in games if not g.finished]
             actions: dict[int, list[tuple[int, dict[str, Any]]]] = {}
@@ -251,7 +266,8 @@ class JournalView:
 
     def history(self) -> tuple[list[GameSummary], dict[str, Any]]:
         """Every game, newest first (finished ones replayed once, then remembered), and the box's values."""
-        snap = self.snapshot("new")
+        played = {game.number: game for game in read_played(self.played)} if self.played is not None else {}
+        snap = self.snapshot("new", played)
         games, learnt = [], False
         for record in snap.games:
             if record.name not in GAMES:
@@ -259,6 +275,10 @@ class JournalView:
             key = snap.keys.get(record.id, "")
             cached = self.summaries.get(record.id)
             summary = cached[1] if record.finished and cached is not None and cached[0] == key else None
+            if summary is None and record.finished and record.id not in snap.actions and record.id in played:
+                summary = from_played(record, played[record.id])  # the box kept it as it ended: no replay
+                self.summaries[record.id] = (key, summary)
+                learnt = True
             if summary is None:
                 try:
                     _, summary = self.replay(record, snap.actions.get(record.id, []))
@@ -321,6 +341,24 @@ class JournalView:
         data["notice"] = ""
         data["readers_offline"] = []
         return data
+
+
+def from_played(record: GameRecord, played: Played) -> GameSummary:
+    """A finished game's summary from the box's history line (box/history.py)."""
+    declared = tuple(Figure(row["key"], row["label"], row["adds"]) for row in played.declared)  # type: ignore[arg-type]
+    return GameSummary(
+        id=record.id,
+        name=record.name,
+        players=tuple(record.players),
+        options=dict(record.options),
+        finished=True,
+        started=None,
+        actions=played.actions,
+        over=True,
+        winners=played.winners,
+        figures={player: {key: int(value) for key, value in row.items()} for player, row in played.figures.items()},
+        declared=declared,
+    )
 
 
 def with_date(summary: GameSummary, started: str | None) -> GameSummary:

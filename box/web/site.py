@@ -21,6 +21,7 @@ from starlette.templating import Jinja2Templates
 from box.control import socket_path
 from box.errors import FileProblem
 from box.games import GAMES, TITLES
+from box.history import HISTORY_FILE as PLAYED
 from box.roster import UPLOADED_DECKS
 from box.web import security
 from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
@@ -71,7 +72,9 @@ class Site:
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals.update(titles=TITLES, games=list(GAMES), card=self.card_name)
         decks_dirs = tuple(d for d in (self.state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
-        self.view = JournalView(self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE)
+        self.view = JournalView(
+            self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE, played=self.state_dir / PLAYED
+        )
         self.link = BoxLink(settings.control)
         self.pairing = security.Pairing(clock=clock)
         self.sessions = security.Sessions(self.state_dir / security.SESSIONS_FILE)
