@@ -6,7 +6,7 @@ user, open to no other user, and to no group but `gravebox` (or root's). The pee
 (SO_PEERCRED) must be this user's, root's, the `gravebox` user's, or a member of the `gravebox`
 group.
 
->>> trust = Trust(uids=frozenset({0, 1000}), gids=frozenset({999}), members=frozenset())
+>>> trust = Trust(uids={0, 1000}, gids={999}, members=set())
 >>> trust.peer_allowed(1000, 1000), trust.peer_allowed(1001, 999), trust.peer_allowed(1001, 1001)
 (True, True, False)
 """
@@ -18,7 +18,6 @@ import os
 import socket
 import stat
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 
 SERVICE = "gravebox"  # the service's user and group (install.sh, systemd/gravebox.sysusers)
@@ -28,34 +27,40 @@ class Untrusted(PermissionError):
     """A socket folder or a peer the control socket must not use; its message is one line."""
 
 
-@dataclass(frozen=True)
 class Trust:
-    """The users and groups the control socket trusts."""
+    """The users and groups the control socket trusts: this user and root at once; the gravebox
+    user and group (a lookup of the user database) only when a folder or a peer needs them."""
 
-    uids: frozenset[int]
-    gids: frozenset[int]  # root's group and the gravebox group
-    members: frozenset[str]  # the names in the gravebox group (its supplementary members)
+    def __init__(self, uids: set[int], gids: set[int], members: set[str] | None = None):
+        self.uids, self.gids = set(uids), set(gids)
+        self.members = members  # the gravebox group's supplementary members; None: not looked up yet
 
     @classmethod
     def here(cls) -> Trust:
-        """This process's: itself, root, and the gravebox user and group where they exist."""
-        import grp
-        import pwd
+        """This process's: itself and root (the administrators' group too)."""
+        return cls({0, os.geteuid()}, {0})
 
-        uids, gids, members = {0, os.geteuid()}, {0}, set()  # root's group: the administrators
-        with contextlib.suppress(KeyError):  # not an installed box: no service user to trust
-            uids.add(pwd.getpwnam(SERVICE).pw_uid)
-        try:
-            group = grp.getgrnam(SERVICE)
-            gids.add(group.gr_gid)
-            members.update(group.gr_mem)
-        except KeyError:
-            pass
-        return cls(frozenset(uids), frozenset(gids), frozenset(members))
+    def widened(self) -> Trust:
+        """The gravebox user and group added, where they exist (looked up once)."""
+        if self.members is None:
+            import grp
+            import pwd
+
+            self.members = set()
+            with contextlib.suppress(KeyError):  # not an installed box: no service user to trust
+                self.uids.add(pwd.getpwnam(SERVICE).pw_uid)
+            with contextlib.suppress(KeyError):
+                group = grp.getgrnam(SERVICE)
+                self.gids.add(group.gr_gid)
+                self.members.update(group.gr_mem)
+        return self
 
     def peer_allowed(self, uid: int, gid: int) -> bool:
         """A peer of these credentials may talk to the box (this user, root, gravebox, its group)."""
-        return uid in self.uids or gid in self.gids or user_name(uid) in self.members
+        if uid in self.uids:
+            return True
+        self.widened()
+        return uid in self.uids or gid in self.gids or user_name(uid) in (self.members or ())
 
     def check_folder(self, folder: Path) -> None:
         """Raise `Untrusted` (one line) unless `folder` is fit to hold the control socket."""
@@ -65,13 +70,14 @@ class Trust:
             raise Untrusted(f"{folder}: the control socket's folder does not exist") from None
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
             raise Untrusted(f"{folder}: the control socket's folder is not a folder (a link?): remove it")
-        if info.st_uid not in self.uids:
+        if info.st_uid not in self.uids and info.st_uid not in self.widened().uids:
             raise Untrusted(
                 f"{folder}: the control socket's folder belongs to user {user_name(info.st_uid)}, not to this"
                 f" user, root or {SERVICE}: remove it"
             )
         mode = stat.S_IMODE(info.st_mode)
-        if mode & 0o007 or (mode & 0o070 and info.st_gid not in self.gids):
+        ours = info.st_uid == os.geteuid() and info.st_gid == os.getegid()  # only we could have opened it so
+        if mode & 0o007 or (mode & 0o070 and not ours and info.st_gid not in self.widened().gids):
             raise Untrusted(
                 f"{folder}: the control socket's folder is open to other users (mode {mode:04o}):"
                 f" chmod 0700, or 0770 with the {SERVICE} group"
@@ -104,13 +110,13 @@ def user_name(uid: int) -> str:
 def make_folder(folder: Path, shared: bool) -> None:
     """Make the socket's folder where it is missing: 0770 with the gravebox group when `shared`
     (the service's), else 0700; whatever the umask says."""
-    import grp
-
     try:
         folder.mkdir(mode=0o700)
     except FileExistsError:
         return
     os.chmod(folder, 0o770 if shared else 0o700)
     if shared and os.geteuid() == 0:
+        import grp
+
         with contextlib.suppress(KeyError):  # no gravebox group: root's own group keeps it
             os.chown(folder, -1, grp.getgrnam(SERVICE).gr_gid)

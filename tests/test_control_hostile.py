@@ -265,7 +265,7 @@ def answer_to_nobody(path: Path) -> dict[str, Any]:
 
 
 def test_trust_allows_this_user_root_and_the_gravebox_group() -> None:
-    trust = Trust(uids=frozenset({0, 1000}), gids=frozenset({997}), members=frozenset({"ann"}))
+    trust = Trust(uids={0, 1000}, gids={997}, members={"ann"})
     assert trust.peer_allowed(0, 0) and trust.peer_allowed(1000, 1000) and trust.peer_allowed(1234, 997)
     assert not trust.peer_allowed(65534, 65534)
 
