@@ -33,8 +33,8 @@ CACHE = Path(tempfile.gettempdir()) / "gravebox-bench-journals"
 def fingerprint() -> str:
     """A hash of the code that writes journals: a change there builds them again."""
     digest = hashlib.sha256()
-    for name in ("box/journal.py", "box/session.py", "bench/journals.py"):
-        digest.update((ROOT / name).read_bytes())
+    for source in (*sorted((ROOT / "box" / "journal").glob("*.py")), ROOT / "box/session.py", ROOT / "bench/journals.py"):
+        digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -214,11 +214,11 @@ def serve_control(app, directory: Path | None = None):  # app: box.app.App -> Co
     """The phone page's socket (box/control.py); without a runtime folder the box runs on without it."""
     from box.control import ControlServer, socket_path
 
-    control = ControlServer(socket_path(directory), app.inbox.put)
     try:
+        control = ControlServer(socket_path(directory), app.inbox.put)
         control.start()
-    except OSError as problem:
-        logging.getLogger("gravebox").warning("no phone page: cannot open %s: %s", control.path, problem)
+    except OSError as problem:  # no safe folder for it (box/socket_trust.py): said in one line
+        logging.getLogger("gravebox").warning("no phone page: %s", problem)
         return None
     app.loop.attach_control(control)
     return control

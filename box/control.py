@@ -1,20 +1,24 @@
 """The box's control socket: how the phone page's process talks to the box.
 
-A unix socket in a runtime directory only the box and the page share
-(`$RUNTIME_DIRECTORY` under systemd, else /run/gravebox). Each line is one
-JSON object with a `cmd`; each command gets one line back:
+A unix socket in a runtime directory only the box and the page share: systemd's
+`$RUNTIME_DIRECTORY` (/run/gravebox, 0770, group gravebox) for the service, else
+`$XDG_RUNTIME_DIR/gravebox` (0700) for a user's own box; never a folder another
+user could have made first (box/socket_trust.py checks the folder and the peer at
+both ends). Each line is one JSON object with a `cmd`; each command gets one line back:
 
     {"cmd": "enrol", "game": "dead-set", "card": "ds001"}   -> {"ok": true}
     {"cmd": "show-code", "code": "482913", "seconds": 120}  -> {"ok": true}
     {"cmd": "state"}                                         -> {"ok": true, "state": {...}}
     {"cmd": "subscribe"}  -> {"ok": true}, then {"state": {...}} on every change
 
-The server's threads never touch the box: a command is checked for its shape,
-then handed to `enqueue` (the one loop's inbox) as a `ControlCommand`; the loop
-carries it out and journals it like any input. The loop calls `publish` with
-the state dump after each change; subscribers get the newest dump (a slow one
-skips the ones it missed, and never holds up the loop). A new subscriber puts
-a wake-up (`None`) in the inbox, so an idle loop publishes its state at once.
+The server's threads never touch the box: a line is bounded (`MAX_LINE`) and must
+arrive whole within `IDLE_TIMEOUT`; it is decoded and checked (`decode_line`), then
+handed to `enqueue` (the one loop's inbox) as a `ControlCommand`; the loop carries it
+out and journals it like any input. Anything else gets one line, `{"ok": false,
+"error": ...}`, and changes nothing. The loop calls `publish` with the state dump
+after each change; subscribers get the newest dump (a slow one skips the ones it
+missed, one that stops reading is dropped, and none holds up the loop). A new
+subscriber puts a wake-up (`None`) in the inbox, so an idle loop publishes at once.
 
 >>> check_command({"cmd": "enrol", "game": "dead-set", "card": "ds001"})
 ControlCommand(name='enrol', args={'game': 'dead-set', 'card': 'ds001'})
@@ -22,6 +26,10 @@ ControlCommand(name='enrol', args={'game': 'dead-set', 'card': 'ds001'})
 Traceback (most recent call last):
 ...
 ValueError: enrol: game must be text
+>>> decode_line(b'[1, 2]')
+Traceback (most recent call last):
+...
+ValueError: a command is a JSON object with "cmd"
 """
 
 from __future__ import annotations
@@ -30,19 +38,29 @@ import contextlib
 import json
 import logging
 import os
+import select
 import socket
-import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from box.socket_trust import Trust, Untrusted, make_folder
+
 log = logging.getLogger(__name__)
 
 SOCKET_NAME = "control.sock"
+SYSTEM_RUNTIME = Path("/run/gravebox")
 MAX_LINE = 64 * 1024  # a command is small; a longer line is refused and the connection closed
 MAX_CLIENTS = 16
+RESERVED = 2  # of those, the connections only the box's own user (the phone page's service) may take
+MAX_SUBSCRIBERS = 4
+IDLE_TIMEOUT = 10.0  # seconds a connection has to send a whole line (after connecting, or after its last answer)
+SEND_TIMEOUT = 5.0  # seconds a client may keep the box's thread waiting to take a line
+POLL = 0.25  # seconds between a reading thread's looks at the clock
+LIVENESS = 5.0  # seconds between a quiet subscription's looks at whether its client is still there
 
 # command -> its fields and their types; "state" and "subscribe" are answered by the server itself
 COMMANDS: dict[str, dict[str, type]] = {
@@ -70,22 +88,34 @@ class ControlCommand:
     reply: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
 
+class Refusal(Exception):
+    """Why the server ends a connection, in one line for the client."""
+
+
 def runtime_directory() -> Path:
     """Where the socket lives: $GRAVEBOX_RUNTIME, systemd's $RUNTIME_DIRECTORY, else /run/gravebox for
-    root (or where it exists), else $XDG_RUNTIME_DIR/gravebox or /tmp/gravebox-UID for a user's own box."""
+    root (or where it exists), else $XDG_RUNTIME_DIR/gravebox for a user's own box. No folder another
+    user could make first (/tmp): without one of these, `Untrusted` says what to do."""
     for variable in ("GRAVEBOX_RUNTIME", "RUNTIME_DIRECTORY"):
         if os.environ.get(variable):
             return Path(os.environ[variable].split(":")[0])
-    system = Path("/run/gravebox")
-    if os.geteuid() == 0 or system.is_dir():
-        return system
+    if os.geteuid() == 0 or SYSTEM_RUNTIME.is_dir():
+        return SYSTEM_RUNTIME
     if os.environ.get("XDG_RUNTIME_DIR"):
         return Path(os.environ["XDG_RUNTIME_DIR"]) / "gravebox"
-    return Path(tempfile.gettempdir()) / f"gravebox-{os.geteuid()}"
+    raise Untrusted(
+        "no safe folder for the control socket: $XDG_RUNTIME_DIR is not set (log in through a session),"
+        " or set GRAVEBOX_RUNTIME to a folder only you can reach"
+    )
 
 
 def socket_path(directory: Path | None = None) -> Path:
     return (directory or runtime_directory()) / SOCKET_NAME
+
+
+def shared(folder: Path) -> bool:
+    """The service's folder (0770, group gravebox), not a user's own (0700)."""
+    return folder == SYSTEM_RUNTIME or str(folder) == os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
 
 
 def check_command(data: Any) -> ControlCommand:
@@ -94,11 +124,11 @@ def check_command(data: Any) -> ControlCommand:
         raise ValueError('a command is a JSON object with "cmd"')
     name = data["cmd"]
     if name not in COMMANDS:
-        raise ValueError(f"unknown command {name!r}; commands are {', '.join(COMMANDS)}")
+        raise ValueError(f"unknown command {name[:40]!r}; commands are {', '.join(COMMANDS)}")
     fields = COMMANDS[name]
-    extra = sorted(set(data) - set(fields) - {"cmd"})
+    extra = sorted(str(key) for key in set(data) - set(fields) - {"cmd"})
     if extra:
-        raise ValueError(f"{name}: unknown field {extra[0]!r}")
+        raise ValueError(f"{name}: unknown field {extra[0][:40]!r}")
     args = {}
     for key, kind in fields.items():
         value = data.get(key)
@@ -106,22 +136,53 @@ def check_command(data: Any) -> ControlCommand:
             raise ValueError(f"{name}: {key} must be {'text' if kind is str else 'a whole number'}")
         if isinstance(value, str) and not 0 < len(value) <= 200:
             raise ValueError(f"{name}: {key} must be 1 to 200 characters")
+        if isinstance(value, str) and not value.isprintable():
+            raise ValueError(f"{name}: {key} must be printable text (no control characters)")
+        if isinstance(value, int) and not 0 <= value <= 86_400:
+            raise ValueError(f"{name}: {key} must be 0 to 86400")
         args[key] = value
     return ControlCommand(name, args)
 
 
-class ControlServer:
-    """Accepts commands on the socket and publishes the box's state to subscribers."""
+def decode_line(raw: bytes) -> ControlCommand:
+    """The command one line of the socket holds; ValueError (one line) for any other bytes."""
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ValueError("not JSON: nested too deep") from None
+    except ValueError as problem:  # bad JSON, bytes that are not UTF-8, a number too long
+        raise ValueError(f"not JSON: {str(problem).splitlines()[0][:200]}") from None
+    return check_command(data)
 
-    def __init__(self, path: Path, enqueue: Callable[[ControlCommand | None], None]):
+
+def answer(ok: bool, **extra: Any) -> bytes:
+    return json.dumps({"ok": ok, **extra}, separators=(",", ":")).encode() + b"\n"
+
+
+class ControlServer:
+    """Accepts commands on the socket and publishes the box's state to subscribers.
+
+    `clock` (monotonic seconds) times the idle connections out.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        enqueue: Callable[[ControlCommand | None], None],
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.path = path
         self.enqueue = enqueue
+        self.clock = clock
         self.listener: socket.socket | None = None
         self.thread: threading.Thread | None = None
         self.changed = threading.Condition()
         self.version = 0
         self.latest: bytes | None = None  # the newest state dump, one JSON line
-        self.clients: set[socket.socket] = set()
+        self.clients: dict[socket.socket, bool] = {}  # each connection: whether it is the box's own user's
+        self.subscribers = 0
+        self.lock = threading.Lock()
+        self.trust: Trust | None = None
         self.closing = False
 
     # ----- the loop's side -------------------------------------------------------------------
@@ -143,14 +204,26 @@ class ControlServer:
     # ----- threads --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Listen on the socket (replacing a stale one left by a killed box) and accept in a thread."""
-        self.path.parent.mkdir(mode=0o770, parents=True, exist_ok=True)
+        """Listen on the socket (replacing a stale one left by a killed box) and accept in a thread.
+
+        OSError (`Untrusted` among them, one line) when the folder is not fit for it."""
+        folder = self.path.parent
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(folder, shared(folder))
+        self.trust = Trust.here()
+        self.trust.check_folder(folder)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(self.path))
-        os.chmod(self.path, 0o660)  # the box's user and group (the page's service shares the group)
-        listener.listen(MAX_CLIENTS)
+        try:
+            listener.bind(str(self.path))
+            os.chmod(self.path, 0o660)  # the box's user and group (the page's service shares the group)
+            if shared(folder) and os.geteuid() == 0:
+                os.chown(self.path, -1, os.stat(folder).st_gid)
+            listener.listen(MAX_CLIENTS)
+        except OSError:
+            listener.close()
+            raise
         self.listener = listener
         self.thread = threading.Thread(target=self.accept, name="control", daemon=True)
         self.thread.start()
@@ -178,74 +251,169 @@ class ControlServer:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            if len(self.clients) >= MAX_CLIENTS:
+            try:
+                since = self.admit(client)
+            except (OSError, Refusal) as problem:
+                log.warning("control socket: connection refused: %s", problem)
+                with contextlib.suppress(OSError):
+                    client.settimeout(POLL)
+                    client.sendall(answer(False, error=str(problem)))
+                    client.setblocking(False)
+                    client.recv(MAX_LINE)  # what it already sent: read, so that the close is no reset
                 client.close()
                 continue
-            self.clients.add(client)
-            threading.Thread(target=self.serve, args=(client,), name="control-client", daemon=True).start()
+            threading.Thread(target=self.serve, args=(client, since), name="control-client", daemon=True).start()
 
-    def serve(self, client: socket.socket) -> None:
-        """One connection: answer its commands; after "subscribe", stream the state to it."""
+    def admit(self, client: socket.socket) -> float:
+        """Take a new connection in: a trusted peer, and a free place (some are kept for the box's own
+        user). Returns when (on the server's clock) it was let in."""
+        assert self.trust is not None
+        uid, _ = self.peer(client)
+        own = uid == os.geteuid()
+        with self.lock:
+            others = sum(1 for mine in self.clients.values() if not mine)
+            if len(self.clients) >= MAX_CLIENTS or (not own and others >= MAX_CLIENTS - RESERVED):
+                raise Refusal("the box has too many connections; try again")
+            self.clients[client] = own
+        return self.clock()
+
+    def peer(self, client: socket.socket) -> tuple[int, int]:
+        """The connecting process's (uid, gid), once checked (`Untrusted` otherwise)."""
+        assert self.trust is not None
+        return self.trust.check_peer(client)
+
+    def serve(self, client: socket.socket, since: float) -> None:
+        """One connection, let in at `since`: answer its commands; after "subscribe", stream the state to it."""
         try:
-            with client, client.makefile("rb") as lines:
-                while not self.closing:
-                    raw = lines.readline(MAX_LINE + 1)
-                    if not raw:
-                        return
-                    if len(raw) > MAX_LINE:
-                        client.sendall(answer(False, error="line too long"))
-                        return
-                    try:
-                        command = check_command(json.loads(raw))
-                    except (ValueError, UnicodeDecodeError) as problem:
-                        client.sendall(answer(False, error=str(problem).splitlines()[0]))
-                        continue
-                    if command.name == "subscribe":
-                        client.sendall(answer(True))
-                        self.enqueue(None)  # a wake-up: the loop makes a pass and publishes the state now
-                        self.stream(client)
-                        return
-                    if command.name == "state":
-                        with self.changed:
-                            latest = self.latest
-                        state = json.loads(latest)["state"] if latest else None
-                        client.sendall(answer(True, state=state))
-                        continue
-                    self.enqueue(command)
-                    client.sendall(answer(True))
+            client.settimeout(POLL)
+            for raw in self.lines(client, since):
+                try:
+                    command = decode_line(raw)
+                except ValueError as problem:
+                    self.send(client, answer(False, error=str(problem).splitlines()[0]))
+                    continue
+                if command.name == "subscribe":
+                    self.stream(client)
+                    return
+                if command.name == "state":
+                    with self.changed:
+                        latest = self.latest
+                    state = json.loads(latest)["state"] if latest else None
+                    self.send(client, answer(True, state=state))
+                    continue
+                self.enqueue(command)
+                self.send(client, answer(True))
+        except Refusal as problem:
+            with contextlib.suppress(OSError):
+                self.send(client, answer(False, error=str(problem)))
+                drain(client)
         except OSError as problem:
             log.debug("control client gone: %s", problem)
+        except Exception as problem:  # a bug must cost the one connection, never the socket or the box
+            log.error("control client dropped: %r", problem)
         finally:
-            self.clients.discard(client)
+            with self.lock:
+                self.clients.pop(client, None)
+            client.close()
+
+    def lines(self, client: socket.socket, since: float) -> Iterator[bytes]:
+        """The lines a client sends, each at most MAX_LINE bytes and whole within IDLE_TIMEOUT of
+        `since` or of the last answer (`Refusal` otherwise); a last line without its newline counts too."""
+        buffer = bytearray()
+        deadline = since + IDLE_TIMEOUT
+        while not self.closing:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(buffer[: end + 1])
+                del buffer[: end + 1]
+                yield line
+                deadline = self.clock() + IDLE_TIMEOUT
+                continue
+            if len(buffer) > MAX_LINE:
+                raise Refusal("line too long")
+            try:
+                chunk = client.recv(4096)
+            except TimeoutError:
+                if self.clock() >= deadline:
+                    raise Refusal(f"timed out: send each command as one whole line within {IDLE_TIMEOUT:.0f} s") from None
+                continue
+            if not chunk:
+                if buffer.strip():
+                    yield bytes(buffer)
+                return
+            buffer += chunk
+
+    def send(self, client: socket.socket, line: bytes) -> None:
+        """Send one line, or give up on a client that takes none for SEND_TIMEOUT (OSError)."""
+        client.settimeout(SEND_TIMEOUT)
+        try:
+            client.sendall(line)
+        finally:
+            client.settimeout(POLL)
 
     def stream(self, client: socket.socket) -> None:
         """Send the newest state now and after every change, until the client goes."""
-        seen = -1
-        while not self.closing:
-            with self.changed:
-                while self.version == seen and not self.closing:
-                    self.changed.wait()
-                seen, line = self.version, self.latest
-            if line is not None and not self.closing:
-                client.sendall(line)
+        with self.lock:
+            if self.subscribers >= MAX_SUBSCRIBERS:
+                raise Refusal("the box has too many subscribers; try again")
+            self.subscribers += 1
+        try:
+            self.send(client, answer(True))
+            self.enqueue(None)  # a wake-up: the loop makes a pass and publishes the state now
+            seen = -1
+            while not self.closing:
+                with self.changed:
+                    if self.version == seen and not self.closing:
+                        self.changed.wait(LIVENESS)
+                    fresh, line = self.version != seen, self.latest
+                    seen = self.version
+                if not fresh:
+                    if gone(client):
+                        return
+                    continue
+                if line is not None and not self.closing:
+                    self.send(client, line)
+        finally:
+            with self.lock:
+                self.subscribers -= 1
 
 
-def answer(ok: bool, **extra: Any) -> bytes:
-    return json.dumps({"ok": ok, **extra}, separators=(",", ":")).encode() + b"\n"
+def drain(client: socket.socket) -> None:
+    """Say no more, and read a little of what the client still sends (bounded), so that closing
+    does not reset the connection before it has read the refusal."""
+    client.shutdown(socket.SHUT_WR)
+    for _ in range(MAX_LINE // 4096):
+        try:
+            if not client.recv(4096):
+                return
+        except TimeoutError:
+            return
+
+
+def gone(client: socket.socket) -> bool:
+    """Whether a subscriber hung up (what it sends after subscribing is read and dropped)."""
+    if not select.select([client], [], [], 0)[0]:
+        return False
+    return not client.recv(4096)
 
 
 class ControlClient:
-    """The page's side, for plain (blocking) callers: one request per connection, or a subscription."""
+    """The page's side, for plain (blocking) callers: one request per connection, or a subscription.
+
+    The socket's folder and the process at the other end are checked first (`Untrusted`)."""
 
     def __init__(self, path: Path, timeout: float = 2.0):
         self.path = path
         self.timeout = timeout
 
     def connect(self) -> socket.socket:
+        trust = Trust.here()
+        trust.check_folder(self.path.parent)
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         connection.settimeout(self.timeout)
         try:
             connection.connect(str(self.path))
+            trust.check_peer(connection)
         except OSError:
             connection.close()
             raise
@@ -260,7 +428,7 @@ class ControlClient:
             raise ConnectionError("the box closed the connection")
         return json.loads(reply)
 
-    def subscribe(self) -> Iterator[dict[str, Any]]:
+    def subscribe(self) -> Subscription:
         """Subscribe now; the box's state dumps then come from the iterator as they change."""
         connection = self.connect()
         lines = connection.makefile("rb")
@@ -276,10 +444,42 @@ class ControlClient:
             connection.close()
             raise ConnectionError(first.get("error", "refused"))
         connection.settimeout(None)
-        return self._states(connection, lines)
+        return Subscription(connection, lines)
 
-    @staticmethod
-    def _states(connection: socket.socket, lines: Any) -> Iterator[dict[str, Any]]:
-        with connection, lines:
-            for line in lines:
-                yield json.loads(line)["state"]
+
+class Subscription:
+    """The box's state dumps as they come; `close` hangs up (also before the first one)."""
+
+    def __init__(self, connection: socket.socket, lines: Any):
+        self.connection, self.lines = connection, lines
+
+    def __iter__(self) -> Subscription:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        line = self.lines.readline()
+        if not line:
+            self.close()
+            raise StopIteration
+        return json.loads(line)["state"]
+
+    def close(self) -> None:
+        self.lines.close()
+        self.connection.close()
+
+
+async def open_box_connection(path: Path, limit: int = MAX_LINE) -> Any:
+    """The phone page's asyncio connection to the box, `(reader, writer)`, once the socket's
+    folder and the process at the other end are checked (`Untrusted`, an OSError, otherwise)."""
+    import asyncio
+
+    trust = Trust.here()
+    trust.check_folder(path.parent)
+    reader, writer = await asyncio.open_unix_connection(str(path), limit=limit)
+    try:
+        trust.check_peer(writer.get_extra_info("socket"))
+    except OSError:
+        writer.close()
+        raise
+    return reader, writer
+

@@ -35,18 +35,22 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--listen", help=f"address and port to serve on (default: the config's, else {DEFAULT_LISTEN})")
-    parser.add_argument("--runtime-dir", type=Path, help="where the box's control socket is (default /run/gravebox)")
+    parser.add_argument("--runtime-dir", type=Path, help="where the box's control socket is (default /run/gravebox, else $XDG_RUNTIME_DIR/gravebox)")
 
 
 def main(args: argparse.Namespace) -> int:
     from box.config import DEFAULT_CONFIG, load_config
     from box.control import socket_path
     from box.journal import state_directory
+    from box.socket_trust import Trust
 
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     try:
         host, port = parse_listen(args.listen or config.web_listen or DEFAULT_LISTEN)
-    except ValueError as problem:
+        control = socket_path(getattr(args, "runtime_dir", None))
+        if control.parent.exists():  # else the box makes it; the page checks it at every connection
+            Trust.here().check_folder(control.parent)
+    except (ValueError, OSError) as problem:
         print(f"gravebox web: {problem}", file=sys.stderr)
         return 2
     import uvicorn
@@ -55,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
 
     settings = WebSettings(
         state_dir=args.state_dir or state_directory(),
-        control=socket_path(getattr(args, "runtime_dir", None)),
+        control=control,
         open_reading=config.web_open,
         decks_dir=args.decks or config.decks,
     )
