@@ -212,10 +212,10 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
 
 def serve_control(app, directory: Path | None = None):  # app: box.app.App -> ControlServer | None
     """The phone page's socket (box/control.py); without a runtime folder the box runs on without it."""
-    from box.control import ControlServer, socket_path
+    from box.control import REPLY_WAIT, ControlServer, socket_path
 
     try:
-        control = ControlServer(socket_path(directory), app.inbox.put)
+        control = ControlServer(socket_path(directory), app.inbox.put, wait=REPLY_WAIT)
         control.start()
     except OSError as problem:  # no safe folder for it (box/socket_trust.py): said in one line
         logging.getLogger("gravebox").warning("no phone page: %s", problem)

@@ -43,7 +43,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,7 @@ MAX_SUBSCRIBERS = 4
 IDLE_TIMEOUT = 10.0  # seconds a connection has to send a whole line (after connecting, or after its last answer)
 SEND_TIMEOUT = 5.0  # seconds a client may keep the box's thread waiting to take a line
 POLL = 0.25  # seconds between a reading thread's looks at the clock
+REPLY_WAIT = 2.0  # seconds the box's socket waits for the loop's verdict on a command before it says "pending"
 LIVENESS = 5.0  # seconds between a quiet subscription's looks at whether its client is still there
 
 # command -> its fields and their types; "state" and "subscribe" are answered by the server itself
@@ -159,10 +160,25 @@ def answer(ok: bool, **extra: Any) -> bytes:
     return json.dumps({"ok": ok, **extra}, separators=(",", ":")).encode() + b"\n"
 
 
+class Verdict:
+    """What became of one command: the loop gives it ("" taken, else the reason it was refused)."""
+
+    def __init__(self) -> None:
+        self.given = threading.Event()
+        self.refused = ""
+
+    def give(self, refused: str) -> None:
+        self.refused = refused
+        self.given.set()
+
+
 class ControlServer:
     """Accepts commands on the socket and publishes the box's state to subscribers.
 
-    `clock` (monotonic seconds) times the idle connections out.
+    `clock` (monotonic seconds) times the idle connections out. `wait`: how long a command's answer
+    waits for the loop's verdict (0: answered as soon as it is queued, for a loop that runs later).
+    A refused command is answered `{"ok": false, "refused": true, "error": reason}`; one the loop has
+    not judged within `wait`, `{"ok": true, "pending": true}`.
     """
 
     def __init__(
@@ -170,10 +186,12 @@ class ControlServer:
         path: Path,
         enqueue: Callable[[ControlCommand | None], None],
         clock: Callable[[], float] = time.monotonic,
+        wait: float = 0.0,
     ):
         self.path = path
         self.enqueue = enqueue
         self.clock = clock
+        self.wait = wait
         self.listener: socket.socket | None = None
         self.thread: threading.Thread | None = None
         self.changed = threading.Condition()
@@ -301,8 +319,7 @@ class ControlServer:
                     state = json.loads(latest)["state"] if latest else None
                     self.send(client, answer(True, state=state))
                     continue
-                self.enqueue(command)
-                self.send(client, answer(True))
+                self.send(client, self.judged(command))
         except Refusal as problem:
             with contextlib.suppress(OSError):
                 self.send(client, answer(False, error=str(problem)))
@@ -315,6 +332,17 @@ class ControlServer:
             with self.lock:
                 self.clients.pop(client, None)
             client.close()
+
+    def judged(self, command: ControlCommand) -> bytes:
+        """Hand `command` to the loop; the answer line says what became of it (see the class)."""
+        if not self.wait:
+            self.enqueue(command)
+            return answer(True)
+        verdict = Verdict()
+        self.enqueue(replace(command, reply=verdict.give))
+        if not verdict.given.wait(self.wait):
+            return answer(True, pending=True)
+        return answer(False, refused=True, error=verdict.refused) if verdict.refused else answer(True)
 
     def lines(self, client: socket.socket, since: float) -> Iterator[bytes]:
         """The lines a client sends, each at most MAX_LINE bytes and whole within IDLE_TIMEOUT of

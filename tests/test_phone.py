@@ -174,3 +174,35 @@ def test_a_phone_command_that_no_longer_fits_is_refused_to_the_page(world: Simul
     world.loop.enqueue(ControlCommand("enrol", {"game": "dead-set", "card": "ds999"}, reply=answers.append))
     world.advance(0.05)
     assert answers == ["No such card: ds999"] and world.dump()["screen"] == "menu"
+
+
+def test_the_socket_answers_the_page_what_became_of_its_command(world: SimulatedBox, tmp_path: Path) -> None:
+    import sqlite3
+    import threading
+
+    control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue, wait=15.0)  # > SQLite's 5 s busy wait
+    control.start()
+    holder = sqlite3.connect(world.state_dir / "journal.db", timeout=0)
+    answers: list[dict] = []
+
+    def ask(**args: object) -> threading.Thread:
+        asking = threading.Thread(
+            target=lambda: answers.append(ControlClient(control.path, timeout=20.0).request("show-code", **args))
+        )
+        asking.start()
+        while asking.is_alive():  # the box's loop runs while the page waits for its verdict
+            world.advance(0.05)
+            asking.join(0.01)
+        return asking
+
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        ask(code="123456", seconds=60)
+        holder.rollback()
+        world.advance(6.0)  # the journal works again
+        ask(code="123456", seconds=60)
+    finally:
+        holder.close()
+        control.stop()
+    assert answers == [{"ok": False, "refused": True, "error": "Journal in use"}, {"ok": True}]
+    assert world.dump()["screen"] == "pair"

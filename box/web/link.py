@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from box.control import MAX_LINE
+from box.control import MAX_LINE, open_box_connection
 
 log = logging.getLogger(__name__)
 
@@ -18,6 +18,10 @@ RETRY = 1.0  # seconds between tries to reach the box
 
 class BoxOffline(Exception):
     """The box's control socket does not answer."""
+
+
+class BoxRefused(BoxOffline):
+    """The box answered, and refused the command: the message is its reason, as its screen says it."""
 
 
 class BoxLink:
@@ -47,7 +51,7 @@ class BoxLink:
         while True:
             writer = None
             try:
-                reader, writer = await asyncio.open_unix_connection(str(self.path), limit=MAX_LINE * 64)
+                reader, writer = await open_box_connection(self.path, limit=MAX_LINE * 64)
                 writer.write(b'{"cmd": "subscribe"}\n')
                 await writer.drain()
                 if not json.loads(await reader.readline() or b"{}").get("ok"):
@@ -67,7 +71,7 @@ class BoxLink:
 
     async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 2.0)
+            reader, writer = await asyncio.wait_for(open_box_connection(self.path), 2.0)
         except (OSError, TimeoutError) as problem:
             raise BoxOffline(str(problem)) from None
         try:
@@ -78,6 +82,8 @@ class BoxLink:
             raise BoxOffline(str(problem)) from None
         finally:
             writer.close()
+        if reply.get("refused"):
+            raise BoxRefused(str(reply.get("error", "refused")))
         if not reply.get("ok"):
             raise BoxOffline(reply.get("error", "the box did not answer"))
         return reply

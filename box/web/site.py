@@ -25,12 +25,15 @@ from box.history import HISTORY_FILE as PLAYED
 from box.roster import UPLOADED_DECKS
 from box.web import security
 from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
-from box.web.link import BoxLink, BoxOffline
+from box.web.link import BoxLink, BoxOffline, BoxRefused
 
 HERE = Path(__file__).parent
 MAX_UPLOAD = 256 * 1024  # a deck or a tag map is a few kilobytes
 BUSY = "The box holds its journal locked just now: history shows again in a moment"
 FOREIGN = "Refused: this request did not come from this box's page"
+
+
+NOT_RUNNING = "The box is not running"  # what the page says when the box does not answer
 
 
 @dataclass
@@ -144,10 +147,13 @@ class Site:
             raise Refused(403, "Refused: the form is stale; reload the page")
         return form
 
-    async def tell_box(self, cmd: str, **args: Any) -> bool:
-        """Send the box a command; False when it is not running."""
+    async def tell_box(self, cmd: str, **args: Any) -> str:
+        """Send the box a command: "" when it took it, else why not, in words for the page
+        (its refusal as its screen says it, or that it is not running)."""
         try:
             await self.link.request(cmd, **args)
-            return True
+        except BoxRefused as refusal:
+            return f"The box refused: {refusal}"
         except BoxOffline:
-            return False
+            return NOT_RUNNING
+        return ""

@@ -17,7 +17,7 @@ from box.games import GAMES, TITLES
 from box.roster import ROSTER_FILE, load_roster
 from box.tags import TAGS_FILE, TagMap
 from box.web.cards import check_deck_upload, check_tags_upload, deck_rows
-from box.web.site import Refused, Site, cards_signature
+from box.web.site import NOT_RUNNING, Refused, Site, cards_signature
 
 PLAYER = "player"  # the tag map's game of a player token
 
@@ -99,8 +99,8 @@ class CardsPage:
             if game not in GAMES or card not in self.site.view.card_list(game):
                 return await self.answer(request, f"No card {card!r} in {game!r}", 400)
             command, args, label = "enrol", {"game": game, "card": card}, self.site.card_name(game, card)
-        if not await self.site.tell_box(command, **args):
-            return await self.answer(request, "The box is not running", 503)
+        if unheard := await self.site.tell_box(command, **args):
+            return await self.answer(request, unheard, 503)
         return await self.answer(request, f"Tap the tag for {label} on any reader")
 
     async def enrol_stop(self, request: Request) -> Response:
@@ -125,10 +125,9 @@ class CardsPage:
         except FileProblem as problem:
             return await self.answer(request, f"Not restored: {problem}", 400)
         await run_in_threadpool(tags.save, self.site.state_dir / TAGS_FILE)
-        told = await self.site.tell_box("tags-changed")
-        return await self.answer(
-            request, f"Restored {len(tags.cards)} tags" + ("" if told else " (the box reads them when it starts)")
-        )
+        unheard = await self.site.tell_box("tags-changed")
+        later = " (the box reads them when it starts)" if unheard == NOT_RUNNING else f" ({unheard})" if unheard else ""
+        return await self.answer(request, f"Restored {len(tags.cards)} tags{later}")
 
     async def deck_upload(self, request: Request) -> Response:
         try:
@@ -145,7 +144,7 @@ class CardsPage:
         except FileProblem as problem:
             return await self.answer(request, f"Not used: {problem}", 400)
         self.site.view.forget_decks()
-        told = await self.site.tell_box("decks-changed")
+        told = not await self.site.tell_box("decks-changed")
         return await self.answer(
             request, f"{TITLES[game]}: {len(deck)} cards" + (", used from the next game" if told else "")
         )

@@ -15,7 +15,7 @@ from starlette.routing import Route
 from box.errors import FileProblem
 from box.games import GAMES, rules_for
 from box.roster import ROSTER_FILE, Roster, load_roster, save_roster
-from box.web.site import Refused, Site
+from box.web.site import NOT_RUNNING, Refused, Site
 
 
 class RosterPage:
@@ -54,6 +54,7 @@ class RosterPage:
         except ValueError as problem:
             return self.site.page(request, "roster.html", self.context(message=f"Not saved: {problem}", ok=False), 400)
         await run_in_threadpool(save_roster, roster, self.site.state_dir / ROSTER_FILE)
-        told = await self.site.tell_box("roster-changed")
-        message = "Saved" + ("" if told else " (the box reads it when it starts)")
+        unheard = await self.site.tell_box("roster-changed")
+        later = " (the box reads it when it starts)" if unheard == NOT_RUNNING else f" ({unheard})" if unheard else ""
+        message = f"Saved{later}"
         return self.site.page(request, "roster.html", self.context(roster, message))
