@@ -9,6 +9,7 @@ pinmap = "/etc/gravebox/pinmap.toml"
 [web]
 listen = "0.0.0.0:8080"         # where the phone page (gravebox web) listens
 open = true                     # reading pages open on the local network; false: only paired phones
+hosts = ["gravebox.home"]       # names the page answers to besides its hostname, hostname.local and addresses
 ```
 """
 
@@ -24,7 +25,7 @@ from box.words import DEFAULT_CONTRAST
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
 KEYS = {"names", "decks", "pinmap", "contrast"}
-WEB_KEYS = {"listen", "open"}
+WEB_KEYS = {"listen", "open", "hosts"}
 MAX_CONFIG_BYTES = 64 * 1024
 """A settings file is a few lines: a file far larger is not one."""
 
@@ -36,6 +37,7 @@ class Config:
     pinmap: Path | None = None
     web_listen: str | None = None
     web_open: bool = True
+    web_hosts: tuple[str, ...] = ()
     contrast: int = DEFAULT_CONTRAST
 
 
@@ -65,6 +67,9 @@ def load_config(path: Path | None) -> Config:
         raise fail("listen", 'must be "HOST:PORT" in quotes', "web")
     if not isinstance(web.get("open", True), bool):
         raise fail("open", "must be true or false", "web")
+    hosts = web.get("hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and re.fullmatch(r"[A-Za-z0-9.-]{1,253}", h) for h in hosts):
+        raise fail("hosts", 'must be a list of host names in quotes, like ["gravebox.home"]', "web")
     box = data.get("box", {})
     if not isinstance(box, dict):
         raise ConfigError(path, "box must be a section: [box]", line=fail("box", "").line, field="box")
@@ -96,5 +101,6 @@ def load_config(path: Path | None) -> Config:
         pinmap=paths.get("pinmap"),
         web_listen=web.get("listen"),
         web_open=web.get("open", True),
+        web_hosts=tuple(h.lower() for h in hosts),
         contrast=contrast,
     )

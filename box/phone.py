@@ -4,9 +4,10 @@ The control socket's threads (box/control.py) only put a `ControlCommand` in the
 loop's inbox; the Box takes it through its one door, like any input, and hands it to
 `Phone.carry_out`. A command is journaled (`phone` in the journal's box values: the
 last few, without the pairing code) before its effect; a storage fault or a command
-that no longer fits is refused with its reason, on the panel and to the page. Two
-screens serve the phone: the pairing code, and "tap the tag for ..." when the phone
-enrols one card or a player token.
+that no longer fits is refused with its reason, on the panel and to the page. Three
+screens serve the phone: a pairing asked for on the box (its menu's *Pair a phone*: only then
+does the page give a code to a phone that is not paired), the pairing code, and "tap the tag
+for ..." when the phone enrols one card or a player token.
 
 >>> screen = PairingCode("482913", until=120.0)
 >>> screen.view(0.0).lines[1]
@@ -68,6 +69,30 @@ class PairingCode(BaseScreen):
         return {"pairing": True}  # never the code: the state dump is open to the network
 
 
+class PairingAsked(BaseScreen):
+    """Someone at the box asked to pair a phone: the page may show a code now (until BACK or it expires)."""
+
+    name = "pair"
+    SECONDS = 120.0
+
+    def __init__(self, until: float):
+        super().__init__()
+        self.until = until
+
+    def view(self, now: float) -> View:
+        return View("Pair a phone", ("On the phone page:", "Pair, then", "Show the code", "", "BACK: cancel"))
+
+    def advance(self, now: float) -> None:
+        if now >= self.until:
+            self.closed = True
+
+    def next_deadline(self, now: float) -> float | None:
+        return self.until
+
+    def dump(self) -> dict[str, Any]:
+        return {"pairing": "asked"}  # the page then gives a code to whoever asks for one
+
+
 class EnrolOne(BaseScreen):
     """The next tag laid on any reader becomes one card (or a player's token); BACK cancels."""
 
@@ -108,13 +133,14 @@ class Phone:
 
     def __init__(self, host: Host, lobby: Lobby, tags: TagMap, settings: Settings, journal: Journal):
         self.host, self.lobby, self.tags, self.settings, self.journal = host, lobby, tags, settings, journal
-        self.screens: list[PairingCode | EnrolOne] = []  # the screens the phone opened
+        self.screens: list[PairingAsked | PairingCode | EnrolOne] = []  # the screens the phone opened
 
     def carry_out(self, command: ControlCommand, now: float) -> None:
         """Do what the page asked, journaled first; Refused (or StorageError) says why it was not done."""
         self.journal_command(command)
         name, args = command.name, command.args
         if name == "show-code":
+            self.close(PairingAsked)
             self.close(PairingCode)
             self.open(PairingCode(str(args["code"]), until=now + max(10, min(600, int(args["seconds"])))))
         elif name == "hide-code":
@@ -147,7 +173,12 @@ class Phone:
             log.warning("phone asked to enrol %s %s: %s", game, card, problem)
             raise Refused(f"No such card: {card}") from None
 
-    def open(self, screen: PairingCode | EnrolOne) -> None:
+    def ask_pairing(self, now: float) -> None:
+        """The menu's *Pair a phone*: the page may give a code to a phone that is not paired yet."""
+        self.close(PairingAsked)
+        self.open(PairingAsked(until=now + PairingAsked.SECONDS))
+
+    def open(self, screen: PairingAsked | PairingCode | EnrolOne) -> None:
         self.screens = [kept for kept in self.screens if not kept.closed]
         self.screens.append(screen)
         self.host.push(screen)

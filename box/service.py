@@ -151,6 +151,7 @@ class Box:
         tools: dict[Tool, Callable[[float], object]] = {
             Tool.SELF_TEST: self.readers.open_self_test,
             Tool.USB: self.stick.open,
+            Tool.PAIR: lambda now: self.phone.ask_pairing(now),
         }
         self.lobby = Lobby(journal, settings, tags, self, menu, self.seating, self.timer, tools, decks)
         self.cards = CardIdentifier(tags, self.lobby.deck, self.seating.player_joins, self, self.notices.flash)
@@ -352,15 +353,15 @@ class Box:
         self.publish(Undone(session.record.name, label or ""))
 
     def open_box_menu(self) -> None:
-        """The long-BACK menu: undo, abandon the game, the sound."""
+        """The long-BACK menu: undo, abandon the game, the sound, pairing a phone."""
         label = self.session.last_action() if self.session is not None else None
         entries: tuple[str, ...] = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
         actions: tuple[Callable[[float], None] | None, ...] = (self.undo,)
         if self.session is not None:
             entries += ("Abandon game",)
             actions += (self.lobby.ask_abandon,)
-        entries += (f"Sound: {self.sound.label()}",)
-        actions += (self.sound.open,)
+        entries += ("Pair a phone", f"Sound: {self.sound.label()}")
+        actions += (self.phone.ask_pairing, self.sound.open)
         self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
 
     # ----- time and output --------------------------------------------------------------

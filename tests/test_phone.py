@@ -142,7 +142,7 @@ def test_the_self_test_report_is_kept_for_the_box_page(tmp_path: Path) -> None:
     assert main(["selftest", "--fake", "--seconds", "0", "--state-dir", str(tmp_path)]) == 0
     report = json.loads((tmp_path / "selftest.json").read_text())
     assert {check["part"] for check in report["checks"]} >= {"display", "buzzer", "reader left"}
-    with TestClient(create_app(WebSettings(tmp_path, tmp_path / "none.sock"))) as client:
+    with TestClient(create_app(WebSettings(tmp_path, tmp_path / "none.sock", hosts=("testserver",)))) as client:
         page = client.get("/box").text
     assert "reader left" in page and "(simulated parts)" in page
 

@@ -21,6 +21,7 @@ from box.web.app import WebSettings, create_app
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 ORIGIN = {"Origin": "http://testserver"}
+HOSTS = ("testserver",)  # the test client's Host: a name the page is told it answers to
 
 
 class FakeClock:
@@ -56,7 +57,7 @@ class Rig:
         self.inbox: queue.SimpleQueue[ControlCommand | None] = queue.SimpleQueue()
         self.box = ControlServer(runtime / "control.sock", self.inbox.put)
         self.clock = FakeClock()
-        self.settings = WebSettings(state_dir=state_dir, control=self.box.path, open_reading=open_reading)
+        self.settings = WebSettings(state_dir=state_dir, control=self.box.path, open_reading=open_reading, hosts=HOSTS)
         self.app = create_app(self.settings, clock=self.clock)
         self.client = TestClient(self.app, base_url="http://testserver")
 
@@ -77,8 +78,20 @@ class Rig:
 
         self.client.portal.call(wait)
 
+    def box_asks(self) -> None:
+        """Someone at the box chose *Pair a phone*: its state says so, and the page hears it."""
+        link = self.app.state.link
+        self.box.publish({"pairing": "asked"})
+
+        async def wait() -> None:
+            while (link.state or {}).get("pairing") != "asked":
+                await asyncio.wait_for(link.changed.wait(), 5)
+
+        self.client.portal.call(wait)
+
     def pair(self) -> str:
         """Ask for a code, read it off the "OLED" (the show-code command), type it; the form token."""
+        self.box_asks()
         assert self.client.post("/pair/code", headers=ORIGIN).status_code == 200
         shown = [c for c in self.commands() if c.name == "show-code"]
         assert len(shown) == 1
@@ -108,7 +121,7 @@ def rig(state_dir: Path, tmp_path: Path):
 
 
 def test_reading_pages_show_the_journal_when_the_box_is_not_running(state_dir: Path, tmp_path: Path) -> None:
-    with TestClient(create_app(WebSettings(state_dir=state_dir, control=tmp_path / "none.sock"))) as client:
+    with TestClient(create_app(WebSettings(state_dir=state_dir, control=tmp_path / "none.sock", hosts=HOSTS))) as client:
         now = client.get("/")
         assert now.status_code == 200 and "The box is not running" in text(now)
         assert "Deadlines" in text(now) and "penalties" in text(now)
@@ -152,6 +165,7 @@ def test_a_write_without_a_paired_phone_is_refused(rig: Rig) -> None:
 
 
 def test_a_wrong_code_pairs_nothing_and_tries_are_limited(rig: Rig) -> None:
+    rig.box_asks()
     assert rig.client.post("/pair/code", headers=ORIGIN).status_code == 200
     code = rig.commands()[0].args["code"]
     wrong = "000000" if code != "000000" else "111111"
@@ -167,6 +181,7 @@ def test_a_wrong_code_pairs_nothing_and_tries_are_limited(rig: Rig) -> None:
 
 
 def test_a_code_expires(rig: Rig) -> None:
+    rig.box_asks()
     rig.client.post("/pair/code", headers=ORIGIN)
     code = rig.commands()[0].args["code"]
     rig.clock.now += 121
@@ -175,6 +190,7 @@ def test_a_code_expires(rig: Rig) -> None:
 
 
 def test_pairing_gives_a_strict_http_only_cookie_and_the_roster_can_be_saved(rig: Rig) -> None:
+    rig.box_asks()
     rig.client.post("/pair/code", headers=ORIGIN)
     code = rig.commands()[0].args["code"]
     reply = rig.client.post("/pair", data={"code": code}, headers=ORIGIN, follow_redirects=False)
@@ -279,9 +295,9 @@ def test_enrol_from_the_phone_asks_the_box(rig: Rig) -> None:
 
 
 def test_pairing_needs_the_box_screen(state_dir: Path, tmp_path: Path) -> None:
-    with TestClient(create_app(WebSettings(state_dir=state_dir, control=tmp_path / "none.sock"))) as client:
+    with TestClient(create_app(WebSettings(state_dir=state_dir, control=tmp_path / "none.sock", hosts=HOSTS))) as client:
         reply = client.post("/pair/code", headers=ORIGIN)
-        assert reply.status_code == 503 and "pairing needs its screen" in text(reply)
+        assert reply.status_code == 403 and "Pair a phone" in text(reply)  # nobody at a running box asked
 
 
 def test_a_closed_page_shows_nothing_before_pairing(state_dir: Path, tmp_path: Path) -> None:
@@ -380,3 +396,20 @@ def test_a_game_the_box_kept_in_its_history_is_never_replayed(state_dir: Path, m
     assert replayed == [other.number]  # the game still open (over, but not closed) is read from the journal
     assert told.figures == {player: dict(row) for player, row in kept.figures.items()}
     assert [figure.key for figure in told.declared] == ["celebrities", "busts"]
+
+
+def test_an_unpaired_request_never_puts_a_code_over_the_game(rig: Rig) -> None:
+    reply = rig.client.post("/pair/code", headers=ORIGIN)  # nobody at the box asked: no code, no screen
+    assert reply.status_code == 403 and "Pair a phone" in text(reply) and rig.commands() == []
+    token = rig.pair()  # asked at the box: a code, typed, paired
+    rig.box.publish({"pairing": False})
+    assert rig.client.post("/pair/code", headers=ORIGIN).status_code == 200  # a paired phone may ask for another
+    assert [command.name for command in rig.commands()] == ["show-code"] and token
+
+
+def test_requests_for_another_sites_name_are_refused(rig: Rig) -> None:
+    for host in ("evil.example", "gravebox.local.evil.example:8080"):  # DNS rebinding: the attacker's name
+        reply = rig.client.get("/", headers={"Host": host})
+        assert reply.status_code == 400 and "own name or address" in reply.text
+    for host in ("192.168.1.20:8080", "[fe80::1]:8080", "testserver"):
+        assert rig.client.get("/", headers={"Host": host}).status_code == 200

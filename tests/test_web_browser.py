@@ -99,6 +99,14 @@ def new_page(browser: Any) -> Any:
 
 
 def pair(page: Any, live: Live) -> None:
+    live.world.press("back", seconds=1.2)  # on the box: hold BACK for its menu, then *Pair a phone*
+    live.world.press("down")
+    live.world.press("ok")
+    assert live.world.dump()["pairing"] == "asked"
+    for _ in range(200):  # the page hears it over the box's socket
+        live.pump()
+        if page.request.get(live.url + "api/state").json().get("pairing") == "asked":
+            break
     page.goto(live.url + "pair")
     page.click("#ask")
     live.pump()

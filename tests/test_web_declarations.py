@@ -145,7 +145,7 @@ def test_a_fifth_game_is_shown_from_its_declarations(tmp_path: Path, monkeypatch
         if finished:
             journal.finish_game(game)
     journal.close()
-    with TestClient(create_app(WebSettings(state_dir=tmp_path, control=tmp_path / "none.sock"))) as client:
+    with TestClient(create_app(WebSettings(state_dir=tmp_path, control=tmp_path / "none.sock", hosts=("testserver",)))) as client:
         history = client.get("/history")
         assert history.status_code == 200
         assert "Coin Toss" in history.text and "heads tossed" in history.text and "longest run" in history.text

@@ -15,9 +15,12 @@ import time
 from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from box.web import security
 from box.web.pages.box import BoxPage
 from box.web.pages.cards import CardsPage
 from box.web.pages.history import HistoryPage
@@ -46,8 +49,25 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
     routes: list[BaseRoute] = [route for page in PAGES for route in page(site).routes()]
     routes.append(Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"))
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(OwnHosts, names=(*security.own_names(), *settings.hosts))
     app.state.link, app.state.pairing, app.state.view = site.link, site.pairing, site.view
     return app
+
+
+class OwnHosts:
+    """Answers only requests sent to the box by one of its names or an address (no DNS rebinding)."""
+
+    def __init__(self, app: ASGIApp, names: tuple[str, ...]):
+        self.app, self.names = app, tuple(name.lower() for name in names)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if not security.host_allowed(host, self.names):
+                refusal = PlainTextResponse("Refused: this page answers only to the box's own name or address", 400)
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 __all__ = ["WebSettings", "create_app"]

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import secrets
+import socket
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from box.roster import write_atomically
 
@@ -178,3 +181,32 @@ def same_origin(origin: str | None, referer: str | None, scheme: str, host: str 
     if referer:
         return referer == expected or referer.startswith(expected + "/")
     return False
+
+
+def own_names() -> tuple[str, ...]:
+    """The names this machine answers to on the local network: localhost, its hostname and hostname.local."""
+    name = socket.gethostname().lower()
+    return ("localhost", name, f"{name}.local")
+
+
+def host_allowed(host: str | None, names: Iterable[str]) -> bool:
+    """Whether a request's Host is this box: an address (no DNS name to rebind) or one of `names`.
+
+    A page on another site whose name an attacker points at the box (DNS rebinding) sends its own
+    name as the Host, never one of the box's.
+
+    >>> names = ("localhost", "gravebox", "gravebox.local")
+    >>> [host_allowed(h, names) for h in ("gravebox.local:8080", "192.168.1.20:8080", "[fe80::1]:8080")]
+    [True, True, True]
+    >>> [host_allowed(h, names) for h in ("evil.example:8080", "gravebox.local.evil.example", None)]
+    [False, False, False]
+    """
+    if not host:
+        return False
+    name = ""
+    try:
+        name = urlsplit(f"//{host}").hostname or ""  # the port and an IPv6 address's brackets taken off
+        ipaddress.ip_address(name)
+    except ValueError:  # a name (or a Host that is neither): it must be one of the box's
+        return name.rstrip(".") in names
+    return True

@@ -61,6 +61,7 @@ def main(args: argparse.Namespace) -> int:
         state_dir=args.state_dir or state_directory(),
         control=control,
         open_reading=config.web_open,
+        hosts=config.web_hosts,
         decks_dir=args.decks or config.decks,
     )
     logging.getLogger("box").info("phone page on http://%s:%d/", host, port)

@@ -45,6 +45,7 @@ class WebSettings:
     open_reading: bool = True
     decks_dir: Path | None = None  # the config's decks folder (uploaded decks come first)
     max_upload: int = MAX_UPLOAD
+    hosts: tuple[str, ...] = ()  # names the page answers to besides the machine's own (the config's [web] hosts)
 
 
 class Refused(Exception):

@@ -19,6 +19,9 @@ ATTEMPTS = {  # what a refused code says
 }
 
 
+ASK_THE_BOX = "First choose Pair a phone in the box's menu (or ask from a phone already paired)"
+
+
 class PairPage:
     def __init__(self, site: Site):
         self.site = site
@@ -40,6 +43,9 @@ class PairPage:
     async def code(self, request: Request) -> Response:
         if not from_this_page(request):
             return self.site.refused(request, Refused(403, FOREIGN))
+        asked = (self.site.link.state or {}).get("pairing") == "asked"  # someone at the box chose *Pair a phone*
+        if not asked and self.site.session_of(request) is None:
+            return self.answer(request, ASK_THE_BOX, False, 403)
         pairing = self.site.pairing
         if not pairing.requests.allow("*"):
             return self.answer(request, "Too many codes asked for: wait a minute", False, 429)
