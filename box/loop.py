@@ -99,7 +99,8 @@ class BoxLoop:
         self.refresh(now)
         if self.control is not None and self.control.subscribed():
             events = list(self.link.recent) if self.link is not None else []
-            self.control.publish({**self.box.dump(now), "last_tags": dict(self.last_tags), "events": events})
+            health = {"last_tags": dict(self.last_tags), "events": events, "subscribers": self.box.bus.stats()}
+            self.control.publish({**self.box.dump(now), **health})  # sent when changed
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()

@@ -426,7 +426,6 @@ class Box:
         data["readers_offline"] = sorted(self.readers.offline)
         data["display"] = self.care.state()
         data["sound"] = self.sound.dump()
-        data["subscribers"] = self.bus.stats()
         return data
 
 

@@ -413,3 +413,10 @@ def test_requests_for_another_sites_name_are_refused(rig: Rig) -> None:
         assert reply.status_code == 400 and "own name or address" in reply.text
     for host in ("192.168.1.20:8080", "[fe80::1]:8080", "testserver"):
         assert rig.client.get("/", headers={"Host": host}).status_code == 200
+
+
+def test_the_box_page_shows_who_follows_the_box_and_what_they_missed(rig: Rig) -> None:
+    rig.box.publish({"readers_offline": [], "subscribers": {"history": {"delivered": 12, "dropped": 3, "failed": 0}}})
+    rig.until_online()
+    page = text(rig.client.get("/box"))
+    assert "history" in page and "12 told" in page and "3 missed (too slow)" in page
