@@ -30,7 +30,6 @@ class Tool(StrEnum):
     SELF_TEST = "Self-test"
     ENROL = "Enrol cards"
     USB = "USB stick"
-    PAIR = "Pair a phone"
     POWER_OFF = "Power off"
 
 

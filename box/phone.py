@@ -5,7 +5,7 @@ loop's inbox; the Box takes it through its one door, like any input, and hands i
 `Phone.carry_out`. A command is journaled (`phone` in the journal's box values: the
 last few, without the pairing code) before its effect; a storage fault or a command
 that no longer fits is refused with its reason, on the panel and to the page. Three
-screens serve the phone: a pairing asked for on the box (its menu's *Pair a phone*: only then
+screens serve the phone: a pairing asked for on the box (the box menu's *Pair a phone*: only then
 does the page give a code to a phone that is not paired), the pairing code, and "tap the tag
 for ..." when the phone enrols one card or a player token.
 
@@ -174,7 +174,7 @@ class Phone:
             raise Refused(f"No such card: {card}") from None
 
     def ask_pairing(self, now: float) -> None:
-        """The menu's *Pair a phone*: the page may give a code to a phone that is not paired yet."""
+        """The box menu's *Pair a phone*: the page may give a code to a phone that is not paired yet."""
         self.close(PairingAsked)
         self.open(PairingAsked(until=now + PairingAsked.SECONDS))
 

@@ -151,7 +151,6 @@ class Box:
         tools: dict[Tool, Callable[[float], object]] = {
             Tool.SELF_TEST: self.readers.open_self_test,
             Tool.USB: self.stick.open,
-            Tool.PAIR: lambda now: self.phone.ask_pairing(now),
         }
         self.lobby = Lobby(journal, settings, tags, self, menu, self.seating, self.timer, tools, decks)
         self.cards = CardIdentifier(tags, self.lobby.deck, self.seating.player_joins, self, self.notices.flash)

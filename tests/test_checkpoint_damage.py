@@ -105,7 +105,7 @@ def test_the_issue_reproduction_a_renamed_column_loses_neither_the_game_nor_late
         return box
 
     box = boot()
-    box.start_game("dead-set", 1.0, players=3)
+    box.lobby.start_game("dead-set", 1.0, players=3)
     for n, card in enumerate(list(decks["dead-set"].cards)[:5]):
         box.game.act(Tap("middle", card), 2.0 + n)
     box.journal.close()
@@ -114,7 +114,7 @@ def test_the_issue_reproduction_a_renamed_column_loses_neither_the_game_nor_late
         box = boot()
         assert box.session is not None, f"boot {boot_number}: the game in play was lost"
         assert (box.session.record.name, box.session.count) == (("dead-set", 5) if boot_number == 0 else ("deadlines", 1))
-        box.start_game("deadlines", 20.0, players=2)
+        box.lobby.start_game("deadlines", 20.0, players=2)
         box.game.act(Tap("left", next(iter(decks["deadlines"].cards))), 21.0)
         assert box.session.count == 1
         box.journal.close()

@@ -70,7 +70,7 @@ def played_states(folder: Path) -> list[dict[str, bytes]]:
     box.button("roll", "short", 20.0)
     states = [as_cut(path), as_stopped(box, path)]
     box, _ = boot(path)
-    box.start_game("deck-of-death", 30.0, players=3)
+    box.lobby.start_game("deck-of-death", 30.0, players=3)
     assert box.session is not None
     play_accepted(box.session, 2 * CHECKPOINT_EVERY + 10)
     assert box.journal.db.execute("SELECT COUNT(*) FROM checkpoints").fetchone() == (2,)
@@ -122,7 +122,7 @@ def damage(files: dict[str, bytes], rng: random.Random) -> tuple[str, dict[str, 
 
 def new_game_played(box: Box) -> None:
     """After the boots a new game starts and journals its first action: no damage refuses them."""
-    box.start_game("dead-set", 100.0, players=2)
+    box.lobby.start_game("dead-set", 100.0, players=2)
     assert box.session is not None
     box.game.act(Tap("middle", next(iter(DECKS["dead-set"].cards))), 101.0)
     assert box.session.count == 1
