@@ -15,6 +15,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing's flag without importing typing at every start: mypy reads it as True
+if TYPE_CHECKING:  # for the annotations only: the commands import what they use
+    import threading
+
+    from box.app import App
+    from box.config import Config
+    from box.control import ControlServer
+    from box.pinmap import DisplayWiring, PinMap
+    from box.service import Settings
+    from box.web.thread import Beside
+
 EXIT_BAD_FILE = 2
 
 
@@ -110,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def settings_from(args: argparse.Namespace):  # -> tuple[Config, Settings]
+def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     from box.cards import check_decks_folder
     from box.config import DEFAULT_CONFIG, load_config
     from box.service import Settings
@@ -210,7 +221,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     return 0
 
 
-def serve_control(app, directory: Path | None = None):  # app: box.app.App -> ControlServer | None
+def serve_control(app: App, directory: Path | None = None) -> ControlServer | None:
     """The phone page's socket (box/control.py); without a runtime folder the box runs on without it."""
     from box.control import REPLY_WAIT, ControlServer, socket_path
 
@@ -229,7 +240,7 @@ def under_systemd() -> bool:
     return bool(os.environ.get("NOTIFY_SOCKET") or os.environ.get("INVOCATION_ID"))
 
 
-def fault_display_wiring(pinmap):  # pinmap: PinMap | None -> DisplayWiring | None
+def fault_display_wiring(pinmap: PinMap | None) -> DisplayWiring | None:
     """Where the panel is when the box cannot start: the pin map's, else the box's own pin map's."""
     from box.errors import FileProblem
     from box.pinmap import load_pinmap
@@ -248,7 +259,7 @@ def default_pinmap() -> Path:
     return default_pinmap_path()
 
 
-def install_signal_handlers(stop, wake) -> None:  # stop: threading.Event; wake: Callable[[], None]
+def install_signal_handlers(stop: threading.Event, wake: Callable[[], object]) -> None:
     """SIGTERM (systemd's stop) and SIGINT end the loop at once: set `stop`, then wake the loop."""
     import signal
 
@@ -289,7 +300,7 @@ def simulate(args: argparse.Namespace) -> int:
             beside.stop()
 
 
-def simulate_with(args: argparse.Namespace, settings, beside) -> int:  # beside: box.web.thread.Beside | None
+def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside | None) -> int:
     import json
     import tempfile
 

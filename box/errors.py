@@ -92,8 +92,8 @@ def decode_text(data: bytes, path: object, error: type[FileProblem] = FileProble
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as problem:
-        line = data.count(b"\n", 0, problem.start) + 1
-        raise error(path, f"not UTF-8 text (byte {problem.object[problem.start]:#04x})", line=line) from None
+        bad_line = data.count(b"\n", 0, problem.start) + 1
+        raise error(path, f"not UTF-8 text (byte {problem.object[problem.start]:#04x})", line=bad_line) from None
     if len(text) > MAX_FIELD:
         for number, line in enumerate(text.splitlines(), start=1):
             if len(line) > MAX_FIELD:

@@ -122,9 +122,10 @@ class _Checker:
 
     def check(self, data: dict[str, Any]) -> PinMap:
         section = data.get("readers")
-        readers = [key for key in section if key != "baudrate"] if isinstance(section, dict) else []
-        if len(readers) > len(READERS):
-            raise self.fail("readers", readers[len(READERS)], f"at most {len(READERS)} readers, found {len(readers)}")
+        reader_names = [key for key in section if key != "baudrate"] if isinstance(section, dict) else []
+        if len(reader_names) > len(READERS):
+            extra = reader_names[len(READERS)]
+            raise self.fail("readers", extra, f"at most {len(READERS)} readers, found {len(reader_names)}")
         for section, value in data.items():
             if section not in SECTIONS:
                 raise self.fail(section, None, f"unknown section [{section}]; expected {', '.join(SECTIONS)}")
@@ -186,7 +187,7 @@ class _Checker:
         return value
 
     def readers(self, section: dict[str, Any]) -> tuple[dict[str, str], int]:
-        readers = {}
+        readers: dict[str, str] = {}
         for name, device in section.items():
             if name == "baudrate":
                 continue

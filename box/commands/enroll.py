@@ -15,10 +15,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from box.cards import Deck
 from box.enrolment import Enrolment, export_tags, import_tags
 from box.tags import TAGS_FILE, TagMap
+
+if TYPE_CHECKING:
+    from box.sim.world import SimulatedBox
 
 PRESS_SECONDS = 0.1
 TAP_SECONDS = 0.3
@@ -173,7 +177,7 @@ def report_progress(walk: Enrolment, shown: str | None) -> str | None:
     return card_id
 
 
-def command(world, line: str) -> None:  # world: box.sim.world.SimulatedBox
+def command(world: SimulatedBox, line: str) -> None:
     """Carry out one line on the simulated box; a bad one raises ValueError saying what is allowed.
 
     `tap READER uid:HEX` lays a raw tag on a simulated PN532 (the real driver reads it)

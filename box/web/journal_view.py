@@ -208,10 +208,10 @@ class JournalView:
                 wanted = [g.id for g in games if not g.finished]
             actions: dict[int, list[tuple[int, dict[str, Any]]]] = {}
             for game_id in wanted:
-                rows = db.execute(
+                action_rows = db.execute(
                     "SELECT seq, action FROM actions WHERE game = ? AND undone = 0 ORDER BY seq", (game_id,)
                 )
-                actions[game_id] = [(seq, json.loads(text)) for seq, text in rows]
+                actions[game_id] = [(seq, json.loads(text)) for seq, text in action_rows]
             return Snapshot(games, started, values, actions, keys)
 
     # ----- replays ----------------------------------------------------------------------------

@@ -16,12 +16,21 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 DEFAULT_LISTEN = "0.0.0.0:8080"
 
 
 # uvicorn as the page needs it: HTTP/1.1 on asyncio, server-sent events but no WebSocket, quiet logs
-UVICORN_OPTIONS = {"http": "h11", "loop": "asyncio", "ws": "none", "lifespan": "on", "access_log": False, "log_level": "warning"}
+UVICORN_OPTIONS: dict[str, Any] = {
+    "http": "h11",
+    "loop": "asyncio",
+    "ws": "none",
+    "lifespan": "on",
+    "access_log": False,
+    "log_level": "warning",
+}
+
 
 def parse_listen(text: str) -> tuple[str, int]:
     """HOST:PORT (IPv6 in brackets) as a host and a port number; ValueError names what is wrong."""

@@ -6,9 +6,18 @@ import contextlib
 import sys
 import threading
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from box.web.app import WebSettings, create_app
 from box.web.server import UVICORN_OPTIONS
+
+if TYPE_CHECKING:  # imported where they are used: the simulator without --web loads none of them
+    import tempfile
+
+    import uvicorn
+
+    from box.control import ControlServer
 
 
 class PageThread:
@@ -16,7 +25,7 @@ class PageThread:
 
     def __init__(self, settings: WebSettings, host: str, port: int):
         self.settings, self.host, self.port = settings, host, port
-        self.server = None
+        self.server: uvicorn.Server | None = None
         self.thread: threading.Thread | None = None
 
     @property
@@ -28,16 +37,16 @@ class PageThread:
 
         app = create_app(self.settings)
         config = uvicorn.Config(app, host=self.host, port=self.port, **UVICORN_OPTIONS, timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
-        self.thread.start()
+        self.server = server = uvicorn.Server(config)
+        self.thread = thread = threading.Thread(target=server.run, name="web", daemon=True)
+        thread.start()
         deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
                 raise OSError(f"the page could not listen on {self.host}:{self.port}")
             time.sleep(0.02)
         if self.port == 0:
-            self.port = self.server.servers[0].sockets[0].getsockname()[1]
+            self.port = server.servers[0].sockets[0].getsockname()[1]
 
     def stop(self) -> None:
         if self.server is not None:
@@ -54,9 +63,9 @@ class Beside:
 
     def __init__(self, host: str, port: int):
         self.host, self.port = host, port
-        self.control = None
+        self.control: ControlServer | None = None
         self.page: PageThread | None = None
-        self.scratch = None
+        self.scratch: tempfile.TemporaryDirectory[str] | None = None
 
     @classmethod
     def parse(cls, listen: str) -> Beside:
@@ -68,21 +77,19 @@ class Beside:
     def url(self) -> str:
         return self.page.url if self.page is not None else f"http://{self.host}:{self.port}/"
 
-    def start(self, state_dir, decks_dir):  # -> ControlServer
+    def start(self, state_dir: Path, decks_dir: Path | None) -> ControlServer:
         import tempfile
-        from pathlib import Path
 
         from box.control import ControlServer
 
-        self.scratch = tempfile.TemporaryDirectory(prefix="gravebox-sim-run-")
-        self.control = ControlServer(Path(self.scratch.name) / "control.sock", lambda command: None)
-        self.control.start()  # the simulated box takes its commands once it boots
-        self.page = PageThread(
-            WebSettings(Path(state_dir), self.control.path, decks_dir=decks_dir), self.host, self.port
-        )
-        self.page.start()
-        print(f"gravebox: the phone page is on {self.page.url}", file=sys.stderr)
-        return self.control
+        self.scratch = scratch = tempfile.TemporaryDirectory(prefix="gravebox-sim-run-")
+        self.control = control = ControlServer(Path(scratch.name) / "control.sock", lambda command: None)
+        control.start()  # the simulated box takes its commands once it boots
+        settings = WebSettings(Path(state_dir), control.path, decks_dir=decks_dir)
+        self.page = page = PageThread(settings, self.host, self.port)
+        page.start()
+        print(f"gravebox: the phone page is on {page.url}", file=sys.stderr)
+        return control
 
     def wait(self, message: str) -> None:
         """Keep serving until Ctrl-C (only with a terminal to press it in)."""

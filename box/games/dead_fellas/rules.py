@@ -25,6 +25,7 @@ from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Ta
 from box.games.dead_fellas import cards, events, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
+    CHOOSING,
     DEALT_MOOKS,
     FIGURES,
     OPTIONS,
@@ -124,6 +125,8 @@ def _choosing(
     def handle(game: Game, action: Action) -> Result:
         if isinstance(action, Tap):
             return (tap or _busy)(game, action.card)
+        if not isinstance(action, Press):
+            return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
         if action.button == "ok":
             return _with_choice(game, lambda value: ok(game, game.phase, value))
         if action.button == "back":
@@ -149,6 +152,8 @@ def _tap_attacking(game: Game, card: str) -> Result:
 def _recruit(game: Game, action: Action) -> Result:
     if isinstance(action, Tap):
         return recruit(game, action.card) if _kind(game, action.card) == "mook" else _busy(game, action.card)
+    if not isinstance(action, Press):
+        return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
     if action.button == "back":
         return step(replace(game, phase=Playing(2)), "", Sound.CLICK)
     return Rejected("tap the new Mook")
@@ -207,6 +212,8 @@ def _discarding(game: Game, action: Action) -> Result:
         if action.card in game.board.discard:
             return Rejected(f"{fit(card.name, 20)} is discarded")
         return _discard(game, action.card)
+    if not isinstance(action, Press):
+        return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
     if action.button == "ok":
         return next_turn(game)
     if action.button == "back":
@@ -218,6 +225,8 @@ def _reading(game: Game, action: Action) -> Result:
     phase = expect(game.phase, Reading)
     if isinstance(action, Tap):
         return _busy(game, action.card)
+    if not isinstance(action, Press):
+        return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
     if action.button in ("ok", "back"):
         return step(replace(game, phase=resume(game, phase.resume)), game.notice, Sound.CLICK)
     return Rejected(NOTHING_TO_CHOOSE)
@@ -246,11 +255,11 @@ def _busy(game: Game, card: str) -> Rejected:
 
 def move(game: Game, button: str) -> Result:
     """UP/DOWN on the phase's choices (the kit's cursor rule)."""
-    offered = choices(game)
-    if not offered:
+    offered, phase = choices(game), game.phase
+    if not offered or not isinstance(phase, CHOOSING):  # `choices` offers nothing in the other phases
         return Rejected(NOTHING_TO_CHOOSE)
-    picker = Picker(tuple(choice.label for choice in offered), getattr(game.phase, "cursor", 0)).move(button)
-    return step(replace(game, phase=replace(game.phase, cursor=picker.cursor)), game.notice, Sound.CLICK)
+    picker = Picker(tuple(choice.label for choice in offered), phase.cursor).move(button)
+    return step(replace(game, phase=replace(phase, cursor=picker.cursor)), game.notice, Sound.CLICK)
 
 
 def _with_choice(game: Game, then: Callable[[str | None], Result]) -> Result:
@@ -497,8 +506,8 @@ def pick(game: Game, phase: Picking, value: str | None) -> Result:
     slot = phase.slot or card.slot or ""
     replaced = game.board.mook(mook).item(slot)
     board = game.board.equip(mook, slot, card.id)
-    play = Equipped(card.id, mook, slot, replaced)
-    return finish_play(replace(game, board=board), None, play, phase.resume, play.describe(board))
+    equipped = Equipped(card.id, mook, slot, replaced)
+    return finish_play(replace(game, board=board), None, equipped, phase.resume, equipped.describe(board))
 
 
 def finish_play(game: Game, discarded: str | None, play: CardPlay, then: Phase, notice: str) -> Step[Game]:

@@ -66,7 +66,15 @@ class Mook:
         return getattr(self, slot)
 
     def with_item(self, slot: str, card: str | None) -> Mook:
-        return replace(self, **{slot: card})
+        """This Mook with `card` (or nothing) in `slot`, one of SLOTS."""
+        match slot:
+            case "weapon":
+                return replace(self, weapon=card)
+            case "disguise":
+                return replace(self, disguise=card)
+            case "vehicle":
+                return replace(self, vehicle=card)
+        raise ValueError(f"no item slot {slot!r}; the slots are {', '.join(SLOTS)}")
 
     @property
     def items(self) -> tuple[str, ...]:
@@ -433,6 +441,7 @@ class Over:
 
 Phase = Deal | Playing | Recruit | Attack | Target | Evidence | EndTurn | Discard | Picking | Reading | Over
 RESTING = (Playing, Attack, EndTurn)  # phases where a Mafia action card may be played
+CHOOSING = (Playing, Attack, Target, Evidence, EndTurn, Picking)  # phases offering choices, each with its cursor
 
 
 @dataclass(frozen=True)

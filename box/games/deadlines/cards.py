@@ -87,7 +87,9 @@ def parse_date(text: str) -> PartialDate:
     match = _DATE.match(text.strip())
     if not match:
         raise ValueError(f"{text!r} is not a date like 1879-03-14, 1879-03, 1879 or 0044-03-15 BC")
-    year, month, day = int(match[1]), match[2] and int(match[2]), match[3] and int(match[3])
+    year = int(match[1])
+    month = int(match[2]) if match[2] else None
+    day = int(match[3]) if match[3] else None
     if year == 0:
         raise ValueError("there is no year 0 (1 BC is followed by 1 AD)")
     if month is not None and not 1 <= month <= 12:
@@ -102,10 +104,10 @@ def parse_span(text: str) -> LifeSpan:
     match = _SPAN.match(text.strip())
     if not match:
         raise ValueError(f"{text!r} is not a life span like 56y 3m or 56")
-    months = match[2] and int(match[2])
+    months = int(match[2]) if match[2] else None
     if months is not None and months > 11:
         raise ValueError(f"{months} months is more than 11 in {text!r}")
-    return LifeSpan(int(match[1]), months if months is not None else None)
+    return LifeSpan(int(match[1]), months)
 
 
 def compare(a: PartialDate, b: PartialDate) -> int:
@@ -117,6 +119,8 @@ def compare(a: PartialDate, b: PartialDate) -> int:
 
 def compare_spans(a: LifeSpan, b: LifeSpan) -> int:
     """-1, 0 or 1 like `compare`, months counting only when both spans print them."""
+    first: tuple[int, ...]
+    second: tuple[int, ...]
     if a.months is None or b.months is None:
         first, second = (a.years,), (b.years,)
     else:

@@ -85,6 +85,8 @@ def _drawing(game: Game, action: Action) -> Result:
         if action.button == "ok" and may_stop:
             return _next_turn(replace(game, notice=f"{game.players[game.turn]} stops"), ())
         return Rejected("Tap a card, or OK to stop" if may_stop else "Tap a card under a tombstone")
+    if not isinstance(action, Tap):
+        return Rejected("Deadlines uses no dice")  # `apply` refuses a Roll before any phase sees it
     column = READER_COLUMN[action.reader]
     if game.closed(column):
         return Rejected(f"The {COLUMN_LABELS[column]} column is closed")
@@ -117,7 +119,7 @@ def _start_placing(game: Game, card: str, column: int, attempt: bool, placed: in
 
 def _placing_step(game: Game, action: Action) -> Result:
     phase = expect(game.phase, Placing)
-    if isinstance(action, Tap):
+    if not isinstance(action, Press):
         return Rejected("Place the card: UP/DOWN, OK")
     if action.button in ("up", "down"):
         position = moved(phase.position, len(game.columns[phase.column]) + 1, action.button)
@@ -318,7 +320,7 @@ def _end_sounds(game: Game) -> tuple[str, ...]:
 
 def _guessing(game: Game, action: Action) -> Result:
     phase = expect(game.phase, Guessing)
-    if isinstance(action, Tap):
+    if not isinstance(action, Press):
         return Rejected("Guess first, then tap the card")
     if action.button in ("up", "down"):
         value = phase.value + (1 if action.button == "up" else -1)

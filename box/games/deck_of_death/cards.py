@@ -26,6 +26,7 @@ inner circle always has 10 spaces. See docs/boards.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,7 +221,7 @@ def load_board(path: Path) -> Board:
     return parse_board(read_text(path, ConfigError, "board file", limit=MAX_BOARD_BYTES), str(path))
 
 
-def _whole(value: object, low: int, high: int, fail) -> int:
+def _whole(value: object, low: int, high: int, fail: Callable[[str], Exception]) -> int:
     """`value` as a whole number in [low, high], or raise what `fail(message)` builds."""
     if type(value) is not int:
         raise fail(f"not a whole number: {value!r}")

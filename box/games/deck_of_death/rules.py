@@ -526,7 +526,8 @@ def _card_tap(state: State, action: Tap) -> Step[State] | Rejected:
     if not state.completed:
         return Rejected("Replace only after a completed challenge")
     old = state.cards[placed.card]
-    if placed.owner == state.turn or (old.tier is not None and card.color == old.color and card.tier > old.tier):
+    outranks = old.tier is not None and card.tier is not None and card.color == old.color and card.tier > old.tier
+    if placed.owner == state.turn or outranks:
         state = _place(state, slot, Placed(action.card, state.turn))
         return Step(_next_turn(replace(state, notice=f"Takeover: {old.title[:12]} out")), (Sound.RIGHT,))
     defender = state.players[placed.owner]
