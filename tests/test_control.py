@@ -12,7 +12,8 @@ from typing import BinaryIO
 
 import pytest
 
-from box.control import ControlClient, ControlCommand, ControlServer, check_command, runtime_directory
+from box.control import ControlCommand, ControlServer, check_command, runtime_directory
+from box.control_client import ControlClient
 
 
 @pytest.fixture

@@ -29,12 +29,12 @@ from box.control import (
     MAX_CLIENTS,
     MAX_SUBSCRIBERS,
     RESERVED,
-    ControlClient,
     ControlCommand,
     ControlServer,
     decode_line,
     runtime_directory,
 )
+from box.control_client import ControlClient
 from box.socket_trust import Trust, Untrusted
 
 

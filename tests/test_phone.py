@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from box.control import ControlClient, ControlCommand, ControlServer
+from box.control import ControlCommand, ControlServer
+from box.control_client import ControlClient
 from box.roster import ROSTER_FILE, Roster, save_roster
 from box.sim.world import SimulatedBox
 from box.tags import TAGS_FILE, TagMap

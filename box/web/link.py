@@ -9,7 +9,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from box.control import MAX_LINE, open_box_connection
+from box.control import MAX_LINE
+from box.control_client import open_box_connection
 
 log = logging.getLogger(__name__)
 
