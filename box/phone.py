@@ -45,49 +45,46 @@ JOURNAL_KEY = "phone"
 KEPT = 20  # commands kept in the journal
 
 
-class PairingCode(BaseScreen):
-    """The six digits a phone types to pair, shown until they expire or BACK."""
-
-    name = "pair"
-
-    def __init__(self, code: str, until: float):
-        super().__init__()
-        self.code, self.until = code, until
-
-    def view(self, now: float) -> View:
-        spaced = f"{self.code[:3]} {self.code[3:]}"
-        return View("Pair a phone", ("Type on the phone:", f"   {spaced}", "", "BACK: hide"))
-
-    def advance(self, now: float) -> None:
-        if now >= self.until:
-            self.closed = True
-
-    def next_deadline(self, now: float) -> float | None:
-        return self.until
-
-    def dump(self) -> dict[str, Any]:
-        return {"pairing": True}  # never the code: the state dump is open to the network
-
-
-class PairingAsked(BaseScreen):
-    """Someone at the box asked to pair a phone: the page may show a code now (until BACK or it expires)."""
-
-    name = "pair"
-    SECONDS = 120.0
+class Expiring(BaseScreen):
+    """A screen that closes by itself at `until` (or on BACK)."""
 
     def __init__(self, until: float):
         super().__init__()
         self.until = until
 
-    def view(self, now: float) -> View:
-        return View("Pair a phone", ("On the phone page:", "Pair, then", "Show the code", "", "BACK: cancel"))
-
     def advance(self, now: float) -> None:
         if now >= self.until:
             self.closed = True
 
     def next_deadline(self, now: float) -> float | None:
         return self.until
+
+
+class PairingCode(Expiring):
+    """The six digits a phone types to pair, shown until they expire or BACK."""
+
+    name = "pair"
+
+    def __init__(self, code: str, until: float):
+        super().__init__(until)
+        self.code = code
+
+    def view(self, now: float) -> View:
+        spaced = f"{self.code[:3]} {self.code[3:]}"
+        return View("Pair a phone", ("Type on the phone:", f"   {spaced}", "", "BACK: hide"))
+
+    def dump(self) -> dict[str, Any]:
+        return {"pairing": True}  # never the code: the state dump is open to the network
+
+
+class PairingAsked(Expiring):
+    """Someone at the box asked to pair a phone: the page may show a code now (until BACK or it expires)."""
+
+    name = "pair"
+    SECONDS = 120.0
+
+    def view(self, now: float) -> View:
+        return View("Pair a phone", ("On the phone page:", "Pair, then", "Show the code", "", "BACK: cancel"))
 
     def dump(self) -> dict[str, Any]:
         return {"pairing": "asked"}  # the page then gives a code to whoever asks for one

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from box.errors import FileProblem
+from box.files import sync_folder
 from box.journal.errors import JournalUnavailable, StorageError
 
 log = logging.getLogger("box.journal")
@@ -59,15 +60,6 @@ def unique(path: Path) -> Path:
         number += 1
         candidate = path.with_name(f"{path.name}-{number}")
     return candidate
-
-
-def sync_folder(folder: Path) -> None:
-    """fsync a directory: the names created, renamed or removed in it are on the storage."""
-    descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def make_state_directory(folder: Path) -> Path:
