@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import json
+import queue
 import sys
 import tempfile
 import time
@@ -32,6 +33,7 @@ def main() -> dict[str, float]:
     mark("import box.cli")
     gc.disable()  # as run_box does until the box is up
     import box.app
+    import box.hardware
     from box.journal import enter_state_directory
     from box.pinmap import load_pinmap
 
@@ -48,7 +50,7 @@ def main() -> dict[str, float]:
 
         return call
 
-    box.app.open_parts = timed("assemble: open_parts (imports gpiozero's mock pins, luma, PIL.Image)", box.app.open_parts)
+    open_parts = timed("assemble: open_parts (imports gpiozero's mock pins, luma, PIL.Image)", box.hardware.open_parts)
     box.app.Journal.open_or_recover = timed("assemble: Journal.open_or_recover (new file)", box.app.Journal.open_or_recover)
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
         args = box.cli.build_parser("run").parse_args(["run", "--fake", "--state-dir", scratch])
@@ -57,7 +59,9 @@ def main() -> dict[str, float]:
         pinmap = load_pinmap(config.pinmap or box.cli.default_pinmap())
         state_dir = enter_state_directory(Path(scratch))
         mark("settings and pin map (TOML)")
-        app = box.app.assemble(pinmap, time.monotonic, settings, state_dir, True)
+        inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
+        parts = open_parts(pinmap, inbox.put, time.monotonic, simulated=True)  # as assemble opens them
+        app = box.app.assemble(pinmap, time.monotonic, settings, state_dir, True, parts=parts, inbox=inbox)
         gc.freeze()
         gc.enable()
         mark("assemble (parts, journal, tag map, Box, loop)")
