@@ -62,8 +62,7 @@ class StickJobs:
             self.host.reject("No USB service on this box", now)
             return
         try:
-            snapshot = TagMap(dict(self.tags.cards))  # the worker's own copy: the loop's map may change meanwhile
-            self.transfer(job, snapshot, self.decks())  # the import is checked against the decks, the export names cards
+            self.transfer(job, self.tags, self.decks())  # it copies them; the import is checked against the decks
         except RuntimeError as problem:  # no thread to be had
             log.error("USB %s not started: %s", job, problem)
             self.host.reject(f"USB failed: {problem}", now)
