@@ -99,7 +99,12 @@ class BoxLoop:
         self.refresh(now)
         if self.control is not None and self.control.subscribed():
             events = list(self.link.recent) if self.link is not None else []
-            health = {"last_tags": dict(self.last_tags), "events": events, "subscribers": self.box.bus.stats()}
+            health = {
+                "last_tags": dict(self.last_tags),
+                "events": events,
+                "subscribers": self.box.bus.stats(),
+                "set_aside": self.box.set_aside,
+            }
             self.control.publish({**self.box.dump(now), **health})  # sent when changed
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:

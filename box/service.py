@@ -163,6 +163,8 @@ class Box:
             TagsMoved: self.stick.moved,
             ControlCommand: self.phone.carry_out,
         }
+        self.set_aside = [str(aside) for aside in (damaged, tags_aside, roster_aside) if aside is not None]
+        """What this start set aside as damaged (a copy kept), one line each: for the phone's Box page."""
         if roster_aside is not None:  # said first: a damaged journal or tag map below says more
             log.error("%s", roster_aside)
             self.say("Names damaged: copy kept, no names", now=0.0, seconds=30.0)

@@ -533,3 +533,15 @@ def test_a_roster_its_loader_would_refuse_is_not_saved_and_the_game_goes_on(tmp_
     box.seating.remember(("Bartholomew Smithers", "Ann"), 1.0)  # a name from a tag, longer than the rule
     assert box.dump(1.0)["notice"].startswith("Names not saved: names: a player's name has at most 16")
     assert not (tmp_path / ROSTER_FILE).exists()
+
+
+def test_a_damaged_roster_is_said_on_the_screen_and_sent_to_the_box_page(tmp_path: Path) -> None:
+    from box.sim.world import SimulatedBox
+
+    (tmp_path / "roster.json").write_text('{"names": 5}')
+    world = SimulatedBox(tmp_path)
+    try:
+        assert world.box.notices.text.startswith("Names damaged")
+        assert any("roster" in line for line in world.box.set_aside)
+    finally:
+        world.close()

@@ -420,3 +420,11 @@ def test_the_box_page_shows_who_follows_the_box_and_what_they_missed(rig: Rig) -
     rig.until_online()
     page = text(rig.client.get("/box"))
     assert "history" in page and "12 told" in page and "3 missed (too slow)" in page
+
+
+def test_the_box_page_says_what_the_box_set_aside_at_start(rig: Rig) -> None:
+    aside = "roster unreadable: roster.json: names: must be a list of names; the box starts with no names"
+    rig.box.publish({"readers_offline": [], "set_aside": [aside]})
+    rig.until_online()
+    page = text(rig.client.get("/box"))
+    assert "Set aside at start" in page and aside in page
