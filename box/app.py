@@ -116,7 +116,8 @@ def assemble(
         if root is None and state_dir is not None:  # the phone page's names and default options
             settings.roster, roster_aside = load_or_recover(state_dir / ROSTER_FILE)
         sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
-        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks)
+        keep = state_dir / TAGS_FILE if state_dir is not None and root is None else None
+        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks, keep=keep)
         opened = parts
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()

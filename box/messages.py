@@ -110,9 +110,9 @@ class Pressed(NamedTuple):
     kind: str
 
 
-SAVE, LOAD = "save", "load"
-BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…"}
-"""What the screen says while a job runs."""
+SAVE, LOAD, KEEP = "save", "load", "keep"
+BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…", KEEP: "Keeping the tags…"}
+"""What the screen says while a job runs: SAVE to a stick, LOAD from one, KEEP a loaded map as the box's."""
 
 
 class TagsMoved(NamedTuple):
@@ -133,6 +133,13 @@ class TagsMoved(NamedTuple):
     base: Mapping[bytes, tuple[str, str]] | None = None
     """LOAD: the box's tags when the job started, which `merged` was made over: if the box's tags
     are no longer these (a tag enrolled meanwhile), merge `imported` over them instead."""
+
+
+class TagsProgress(NamedTuple):
+    """A stick job's progress, posted by its worker: what the screen says meanwhile ("Checking 35000 tags…")."""
+
+    job: str
+    doing: str
 
 
 class Refused(Exception):

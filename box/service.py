@@ -54,7 +54,7 @@ from box.identify import CardIdentifier
 from box.journal import Journal, JournalDamaged, StorageError
 from box.lobby import GameStartError, Lobby
 from box.menu import Menu, MenuScreen, Picker, Tool
-from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, TagsMoved, WriteCard
+from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, TagsMoved, TagsProgress, WriteCard
 from box.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.phone import Phone
 from box.readers import ReaderWatch
@@ -161,6 +161,7 @@ class Box:
             CardWritten: lambda answer, now: self.top.card_written(answer, now),
             ReaderStatus: self.readers.status,
             TagsMoved: self.stick.moved,
+            TagsProgress: self.stick.progress,
             ControlCommand: self.phone.carry_out,
         }
         self.set_aside = [str(aside) for aside in (damaged, tags_aside, roster_aside) if aside is not None]

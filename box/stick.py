@@ -13,7 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from box.menu import Confirm, Picker
-from box.messages import BUSY, LOAD, SAVE, TagsMoved
+from box.messages import BUSY, KEEP, LOAD, SAVE, TagsMoved, TagsProgress
 from box.tags import TAGS_FILE, TagMap, replaced_by
 from box.words import Sound
 
@@ -70,10 +70,17 @@ class StickJobs:
         self.busy = BUSY[job]
         self.host.say(self.busy, now)
 
+    def progress(self, progress: TagsProgress, now: float) -> None:
+        """What the job under way is doing now, said on the bottom line until its answer."""
+        self.busy = progress.doing
+
     def moved(self, result: TagsMoved, now: float) -> None:
         """A job's answer: said; a load's tags replace the map's after a question, if any would change."""
         self.busy = ""
         self.wake(now)
+        if result.job == KEEP:
+            self.kept(result, now)
+            return
         if result.imported is None:
             if not result.ok:
                 self.host.reject(result.answer, now)
@@ -99,9 +106,9 @@ class StickJobs:
         return merged
 
     def take(self, result: TagsMoved, now: float) -> None:
-        """Swap in the stick's tags merged over the map, saved first as enrolment does (tags.csv)."""
+        """Swap in the stick's tags merged over the map; the worker writes them to tags.csv (KEEP), however many."""
         merged = self.merged(result)
-        if self.settings.state_dir is not None:
+        if self.transfer is None and self.settings.state_dir is not None:  # no worker: written here
             try:
                 merged.save(self.settings.state_dir / TAGS_FILE)
             except (OSError, ValueError) as problem:  # ValueError: a map its own reader would refuse
@@ -112,3 +119,22 @@ class StickJobs:
         self.tags.cards.update(merged.cards)
         self.host.say(result.answer, now)
         self.host.play(Sound.RIGHT)
+        if self.transfer is not None:
+            self.transfer(KEEP, merged, {})
+            self.busy = BUSY[KEEP]
+
+    def kept(self, result: TagsMoved, now: float) -> None:
+        """The worker wrote the map it was given (quietly: the load was said already); a tag enrolled
+        meanwhile is written too (here, rarely)."""
+        if not result.ok:
+            log.error("loaded tags not kept: %s", result.answer)
+            self.host.reject(f"{result.answer}: the tags work until a restart", now)
+            return
+        if result.merged is not None and result.merged.cards != self.tags.cards and self.settings.state_dir:
+            try:
+                self.tags.save(self.settings.state_dir / TAGS_FILE)
+            except (OSError, ValueError) as problem:
+                log.error("tag map not saved: %s", problem)
+                self.host.reject(f"Not saved: {getattr(problem, 'strerror', None) or problem}", now)
+                return
+        log.info("%s", result.answer)

@@ -36,12 +36,14 @@ from typing import Any
 from box.cards import Deck
 from box.errors import ConfigError, FileProblem
 from box.files import read_bounded, write_atomically
-from box.messages import LOAD, SAVE, TagsMoved
+from box.messages import KEEP, LOAD, SAVE, TagsMoved, TagsProgress
 from box.ports.usb import NoUsbService, Stick, StickError, Sticks
 from box.roster import PLAYER
 from box.tags import MAX_TAG_BYTES, TagMap, format_tags, parse_tag_bytes, replaced_by
 
 log = logging.getLogger(__name__)
+
+NEWLINE = b"\n"
 
 FILE_NAME = "gravebox-tags.csv"
 
@@ -105,11 +107,15 @@ def import_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tupl
     return merged, answer
 
 
-def read_stick(decks: Mapping[str, Deck], sticks: Sticks) -> tuple[TagMap | None, str]:
-    """The stick's tags, every line checked against `decks` (None: nothing to change), and one line."""
+def read_stick(
+    decks: Mapping[str, Deck], sticks: Sticks, progress: Callable[[str], None] = lambda doing: None
+) -> tuple[TagMap | None, str]:
+    """The stick's tags, every line checked against `decks` (None: nothing to change), and one line;
+    `progress` hears each stage ("Checking 35000 lines…")."""
     try:
         with _mounted(sticks) as (stick, root):
             data = _read(root / FILE_NAME)
+        progress(f"Checking {data.count(NEWLINE)} lines…")
     except NoUsbService as problem:
         return None, str(problem)
     except StickError as problem:
@@ -147,12 +153,16 @@ class Transfers:
     'Not saved: no USB stick: plug one in'
     """
 
-    def __init__(self, sticks: Sticks | None, post: Callable[[Any], None], unavailable: str = "") -> None:
-        self.sticks, self.post, self.unavailable = sticks, post, unavailable
+    def __init__(
+        self, sticks: Sticks | None, post: Callable[[Any], None], unavailable: str = "", keep: Path | None = None
+    ) -> None:
+        """`keep`: the box's own tag map file, which a KEEP job writes (None: the box keeps none)."""
+        self.sticks, self.post, self.unavailable, self.keep = sticks, post, unavailable, keep
         self._thread: threading.Thread | None = None
 
     def start(self, job: str, tags: TagMap, decks: Mapping[str, Deck]) -> None:
-        """Save `tags` to the stick (SAVE) or read the stick's (LOAD) on a worker thread; returns at once.
+        """Save `tags` to the stick (SAVE), read the stick's (LOAD) or write `tags` as the box's own tag
+        map (KEEP) on a worker thread; returns at once.
 
         Called on the loop thread: the tags and decks are copied here, the worker touches no more."""
         arguments = (job, TagMap(tags.cards), dict(decks))
@@ -161,25 +171,38 @@ class Transfers:
 
     def _run(self, job: str, tags: TagMap, decks: dict[str, Deck]) -> None:
         try:
-            if self.sticks is None:
+            if job == KEEP:
+                result = self._keep(tags)
+            elif self.sticks is None:
                 result = TagsMoved(job, self.unavailable or "No USB service on this box", ok=False)
             elif job == SAVE:
                 ok, answer = _export(tags, decks, self.sticks)
                 result = TagsMoved(job, answer, ok)
             else:
-                result = self._load(tags, decks, self.sticks)
+                result = self._load(tags, decks, self.sticks, lambda doing: self.post(TagsProgress(job, doing)))
         except Exception as problem:  # a library's surprise: one line on the screen, the box goes on
             log.exception("USB %s failed", job)
             result = TagsMoved(job, f"USB failed: {problem}", ok=False)
         log.info("USB %s: %s", job, result.answer)
         self.post(result)
 
+    def _keep(self, tags: TagMap) -> TagsMoved:
+        """Write `tags` as the box's tag map (a loaded stick's, the owner agreeing): off the loop, however many."""
+        if self.keep is None:
+            return TagsMoved(KEEP, f"{len(tags.cards)} tags taken (not kept: no state folder)", True, merged=tags)
+        try:
+            tags.save(self.keep)
+        except (OSError, ValueError) as problem:  # ValueError: a map its own reader would refuse
+            return TagsMoved(KEEP, f"Not saved: {getattr(problem, 'strerror', None) or problem}", ok=False)
+        return TagsMoved(KEEP, f"{len(tags.cards)} tags kept", True, merged=tags)
+
     @staticmethod
-    def _load(tags: TagMap, decks: dict[str, Deck], sticks: Sticks) -> TagsMoved:
+    def _load(tags: TagMap, decks: dict[str, Deck], sticks: Sticks, progress: Callable[[str], None]) -> TagsMoved:
         """Read and check the stick, merge it over `tags` and count what it changes: all off the loop."""
-        imported, answer = read_stick(decks, sticks)
+        imported, answer = read_stick(decks, sticks, progress)
         if imported is None:
             return TagsMoved(LOAD, answer, ok=False)
+        progress(f"Merging {len(imported.cards)} tags…")
         merged = TagMap(tags.cards)
         merged.merge(imported)
         replaced = replaced_by(tags.cards, merged.cards)

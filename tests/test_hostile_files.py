@@ -310,7 +310,10 @@ def test_a_35000_tag_load_is_merged_and_counted_by_the_worker(tmp_path: Path, mo
     transfers = Transfers(sticks, answers.put)
     transfers.start(LOAD, here, DECKS)
     assert transfers.join(60.0)
-    moved = answers.get_nowait()
+    said = [answers.get_nowait() for _ in range(answers.qsize())]
+    *progress, moved = said
+    assert [stage.doing for stage in progress] == [f"Checking {ROWS + 1} lines…", f"Merging {ROWS} tags…"]  # the screen
+    assert isinstance(moved, TagsMoved)
     assert moved.ok and moved.replaced == ROWS and moved.base == here.cards
     assert moved.merged is not None and len(moved.merged.cards) == ROWS + 1
     assert moved.merged.lookup(bytes.fromhex("a1b2c3d4")) == ("demo", "a")
@@ -336,8 +339,18 @@ def test_the_box_only_swaps_the_merged_map_in(tmp_path: Path, monkeypatch) -> No
         monkeypatch.setattr(TagMap, "merge", no_merge_on_the_loop)
         assert answered(world) == "2000 tags read from STICK"
         assert world.box.screen(world.now).lines[0] == "Replace 2000 tags?"
+        savers: list[str] = []
+        save = TagMap.save
+
+        def saved_where(self, path):  # type: ignore[no-untyped-def]
+            savers.append(threading.current_thread().name)
+            return save(self, path)
+
+        monkeypatch.setattr(TagMap, "save", saved_where)
         world.press("ok")
         assert world.box.tags.lookup((0x04000000 + 2000).to_bytes(4, "big")) == ("player", "p00000")
+        answered(world)  # the worker keeps them in tags.csv
+        assert savers == ["usb-keep"], "written off the loop, once"
     finally:
         world.close()
     saved = TagMap.load(state / TAGS_FILE).cards

@@ -222,9 +222,13 @@ def usb(world: SimulatedBox, entry: str) -> None:
 
 
 def answered(world: SimulatedBox) -> str:
-    """Wait for the worker's answer, let the loop take it; what the screen says."""
-    assert world.transfers.join(10.0)
-    world.advance(0.1)
+    """Wait for the worker's answers (a load's tags are then kept by it too), let the loop take them;
+    what the screen says."""
+    for _ in range(3):
+        assert world.transfers.join(10.0)
+        world.advance(0.1)
+        if not world.box.stick.busy:
+            break
     assert not world.box.stick.busy
     return world.box.screen(world.now).notice
 
