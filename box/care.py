@@ -19,8 +19,9 @@ class ScreenCare:
 
     OLED pixels wear with the hours they are lit, so a frame that stands still for hours burns
     in. After `dim_after` seconds without input the panel dims to an eighth of its contrast;
-    after `blank_after` it goes dark. Any input wakes it, and `input` answers True for an input
-    that woke it: the box then takes that input as "wake up", not as an action.
+    after `blank_after` it goes dark. Any input wakes it. A dimmed screen is still read, so an
+    input acts as usual; `input` answers True only for one that woke a dark screen: the box then
+    takes a press as "wake up", not as an action (a card laid on a reader acts all the same).
 
     >>> care = ScreenCare(contrast=160, dim_after=120, blank_after=600, now=0.0)
     >>> care.next_deadline(), care.state()
@@ -31,6 +32,8 @@ class ScreenCare:
     ({'contrast': 160, 'dimmed': True, 'blank': True}, None)
     >>> care.input(700.0), care.input(701.0), care.panel()
     (True, False, (160, True))
+    >>> care.advance(821.0); care.state()["dimmed"], care.input(822.0)  # dimmed, not dark: the input acts
+    (True, False)
     """
 
     def __init__(
@@ -56,8 +59,8 @@ class ScreenCare:
         self.contrast = contrast
 
     def input(self, now: float) -> bool:
-        """A press or a card at `now`: wake the screen; True when it was dimmed or dark."""
-        woke = self.dimmed or self.blank
+        """A press or a card at `now`: wake the screen; True when it was dark (a press then only wakes it)."""
+        woke = self.blank
         self._last_input = now
         self.dimmed = self.blank = False
         return woke

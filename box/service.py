@@ -240,9 +240,7 @@ class Box:
     def tap(self, placed: CardPlaced, now: float) -> None:
         """A card laid on a reader, after the screen woke: named, then handed on (box/identify.py)."""
         self.dice_tray.end_hold(now)
-        if self.care.input(now) and not self.top.raw_tags:  # the screen was dimmed or dark: not an action
-            self.say("Awake: lift the card, tap again", now)
-            return
+        self.care.input(now)  # a card wakes the screen and acts: it is laid down on purpose
         self.cards.placed(self.top, placed.reader, placed.uid, now, placed.lying, placed.card)
 
     @contextmanager
@@ -271,8 +269,8 @@ class Box:
                 self.notices.flash(flashed, self.notices.flash_until)
 
     def edge(self, button: str, pressed: bool, now: float) -> None:
-        """A raw button edge (before the press detector): it wakes a dimmed or dark screen
-        (that press then does nothing else); screens that show buttons held see it too."""
+        """A raw button edge (before the press detector): it wakes the screen; a press that woke a
+        dark one does nothing else (a dimmed one is read: it acts); screens that show buttons held see it too."""
         if pressed:
             self.waking.discard(button)
             if self.care.input(now):
@@ -283,7 +281,7 @@ class Box:
         """A press, after the screen woke: the Box keeps the combo, a long BACK and ROLL; the rest goes on top."""
         button, kind = pressed.button, PressKind(pressed.kind)
         if set(button.split("+")) & self.waking or self.care.input(now):
-            return  # the screen was dimmed or dark: this press only woke it
+            return  # the screen was dark: this press only woke it
         kind = PressKind.SHORT if kind == PressKind.REPEAT else kind
         if kind == PressKind.COMBO:
             self.lobby.ask_power_off(now)

@@ -84,7 +84,7 @@ def press(box, button: str, now: float) -> None:
     box.button(button, "short", now + 0.1)
 
 
-def test_the_screen_dims_blanks_and_a_press_only_wakes_it() -> None:
+def test_the_screen_dims_and_blanks_and_a_press_acts_on_a_dimmed_one() -> None:
     box = make_box(contrast=200)
     box.advance(1000.0)  # the loop's clock may start anywhere
     assert box.dump(1000.0)["display"] == {"contrast": 200, "dimmed": False, "blank": False}
@@ -95,13 +95,15 @@ def test_the_screen_dims_blanks_and_a_press_only_wakes_it() -> None:
     box.advance(1170.1)
     assert box.dump(1170.1)["display"] == {"contrast": 200, "dimmed": True, "blank": False}
     assert box.care.panel() == (25, True)
-    press(box, "down", 1200.0)  # wakes the screen, moves nothing
-    assert box.screen(1200.2).cursor == cursor and box.dump(1200.2)["display"]["dimmed"] is False
-    press(box, "down", 1201.0)  # the next press acts
-    assert box.screen(1201.2).cursor == cursor + 1
+    press(box, "down", 1200.0)  # dimmed, not dark: the screen is read, so the press wakes it and acts
+    assert box.root.menu.cursor == cursor + 1 and box.dump(1200.2)["display"]["dimmed"] is False
+    press(box, "down", 1201.0)
+    assert box.root.menu.cursor == cursor + 2
     box.advance(1201.1 + 600.0)
     assert box.dump(1801.1)["display"] == {"contrast": 200, "dimmed": True, "blank": True}
     assert box.care.panel() == (25, False) and box.next_deadline(1801.1) is None
+    press(box, "down", 1900.0)  # dark: this press only wakes it
+    assert box.root.menu.cursor == cursor + 2 and box.dump(1900.2)["display"]["blank"] is False
 
 
 def test_a_held_press_that_woke_the_screen_does_nothing_until_let_go() -> None:
@@ -118,15 +120,13 @@ def test_a_held_press_that_woke_the_screen_does_nothing_until_let_go() -> None:
     assert box.dump(704.0)["screen"] == "box-menu"
 
 
-def test_a_card_on_a_dark_screen_wakes_it_and_is_not_taken() -> None:
+def test_a_card_on_a_dark_screen_wakes_it_and_acts() -> None:
     box = make_box()
     box.advance(0.0)
-    box.advance(700.0)
+    box.advance(700.0)  # dark
     box.card_placed("left", bytes.fromhex("04a1b2c3"), 700.0)
     dump = box.dump(700.0)
-    assert dump["display"]["blank"] is False and dump["notice"] == "Awake: lift the card, tap again"
-    box.card_placed("left", bytes.fromhex("04a1b2c3"), 701.0)
-    assert box.dump(701.0)["notice"].startswith("Unknown card"), "awake: the card is read as usual"
+    assert dump["display"]["blank"] is False and dump["notice"].startswith("Unknown card"), "laid on purpose: read"
 
 
 def test_volume_and_mute_from_the_box_menu_survive_a_restart() -> None:
@@ -154,7 +154,9 @@ def test_volume_and_mute_from_the_box_menu_survive_a_restart() -> None:
     assert again.dump(0.0)["sound"] == {"volume": "low", "muted": True}
 
 
-def test_the_whole_box_dims_its_panel_swallows_the_waking_press_and_plays_at_the_volume(tmp_path: Path) -> None:
+def test_the_whole_box_dims_its_panel_swallows_the_press_that_wakes_it_dark_and_plays_at_the_volume(
+    tmp_path: Path,
+) -> None:
     from box.sim.world import SimulatedBox
 
     world = SimulatedBox(tmp_path / "state")
@@ -162,15 +164,17 @@ def test_the_whole_box_dims_its_panel_swallows_the_waking_press_and_plays_at_the
         world.advance(1.0)
         assert world.parts.pusher.panel == (world.box.care.contrast, True)
         world.press("down")
-        cursor = world.box.screen(world.now).cursor
+        cursor = world.box.root.menu.cursor
         world.advance(125.0)  # two idle minutes: the panel itself is dimmed
         assert world.dump()["display"]["dimmed"] is True
         assert world.parts.pusher.panel == (world.box.care.contrast // 8, True)
-        world.press("down")  # through the mock pin, the inbox, the press detector: only wakes
-        assert world.box.screen(world.now).cursor == cursor
+        world.press("down")  # through the mock pin, the inbox, the press detector: dimmed, so it acts
+        assert world.box.root.menu.cursor == cursor + 1
         assert world.parts.pusher.panel == (world.box.care.contrast, True)
         world.advance(700.0)
         assert world.parts.pusher.panel[1] is False, "dark after ten idle minutes"
+        world.press("down")  # dark: only wakes
+        assert world.box.root.menu.cursor == cursor + 1 and world.parts.pusher.panel[1] is True
 
         world.box.sound.set("low", False, world.now)  # what the sound picker does
         world.advance(0.01)
