@@ -152,7 +152,7 @@ class RandomPlayer:
         if kind == "lift":
             return [f"lift {reader}"] if self.lying.pop(reader, None) else ["press ok"]
         if kind == "undo":
-            return ["hold back 1.2", "press ok"]
+            return ["hold back 1.2", "press ok", "press ok"]  # "Undo: ...?", yes
         if kind == "timer":
             return ["hold roll 1.2", "press down", "press ok", "wait 1.5", "press ok", "press back"]
         if kind == "wait":

@@ -69,6 +69,7 @@ class DiceTray:
         self.cup, self.journal, self.host = cup, journal, host
         self.show: DiceShow | None = None
         self.last: list[int] | None = journal.get(JOURNAL_KEY, kind=list)
+        self.rolled: tuple[int, int] | None = None  # a game's roll, its faces on the bottom line until the next input
 
     def roll(self, top: Screen, game: str | None, now: float) -> tuple[int, int]:
         """Throw: the game's dice when the screen on top wants them (StorageError: nothing thrown)."""
@@ -80,6 +81,7 @@ class DiceTray:
             self.journal.put(JOURNAL_KEY, list(dice))
         self.last = list(dice)
         self.show = DiceShow(dice, now, closes=game_roll)
+        self.rolled = dice if game_roll else None
         if self.host is not None:
             self.host.play(Sound.DICE)
             self.host.publish(DiceRolled(dice, game if game_roll else None))
@@ -96,6 +98,25 @@ class DiceTray:
             self.show = None
             return button != "roll"
         return False
+
+    def input(self, now: float) -> None:
+        """A press or a card: a game's roll gives the screen back, and its faces leave the bottom line."""
+        self.end_hold(now)
+        self.rolled = None
+
+    def notice(self, notice: str) -> str:
+        """The game's bottom line after its roll, with the faces the table just saw: "6+6: To space 12".
+
+        >>> from box.journal import Journal
+        >>> from box.tools import DiceCup
+        >>> tray = DiceTray(DiceCup(), Journal(":memory:"), None)
+        >>> tray.rolled = (6, 6); tray.notice("To space 12"), tray.notice("")
+        ('6+6: To space 12', 'Rolled 6+6')
+        """
+        if self.rolled is None:
+            return notice
+        faces = f"{self.rolled[0]}+{self.rolled[1]}"
+        return f"{faces}: {notice}" if notice else f"Rolled {faces}"
 
     def end_hold(self, now: float) -> None:
         """An input gives the screen back to the game at once after a roll's tumble."""

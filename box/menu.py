@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from box.games.base import Option, Press, View
-from box.games.kit import set_at
+from box.games.kit import set_at, wrap
 from box.screen import BaseScreen
 from box.words import PressKind
 
@@ -287,4 +287,6 @@ class Confirm(BaseScreen):
             self.closed = True
 
     def view(self, now: float) -> View:
-        return View("Are you sure?", (self.question, "", "OK: yes", "BACK: no"))
+        """The question over up to three lines (a long undo label), then what OK and BACK do."""
+        question = wrap(self.question, most=3)
+        return View("Are you sure?", (*question, *("",) * (3 - len(question)), "OK: yes  BACK: no"))

@@ -53,7 +53,7 @@ from box.games.base import Chug, Countdown, Step, View
 from box.identify import CardIdentifier
 from box.journal import Journal, JournalDamaged, StorageError
 from box.lobby import GameStartError, Lobby
-from box.menu import Menu, MenuScreen, Picker, Tool
+from box.menu import Confirm, Menu, MenuScreen, Picker, Tool
 from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, TagsMoved, TagsProgress, WriteCard
 from box.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.phone import Phone
@@ -239,7 +239,7 @@ class Box:
 
     def tap(self, placed: CardPlaced, now: float) -> None:
         """A card laid on a reader, after the screen woke: named, then handed on (box/identify.py)."""
-        self.dice_tray.end_hold(now)
+        self.dice_tray.input(now)
         self.care.input(now)  # a card wakes the screen and acts: it is laid down on purpose
         self.cards.placed(self.top, placed.reader, placed.uid, now, placed.lying, placed.card)
 
@@ -286,7 +286,7 @@ class Box:
         if kind == PressKind.COMBO:
             self.lobby.ask_power_off(now)
             return
-        self.dice_tray.end_hold(now)
+        self.dice_tray.input(now)
         if self.notices.press(now) or self.dice_tray.press(button, now):
             return
         top = self.top
@@ -353,10 +353,11 @@ class Box:
         self.publish(Undone(session.record.name, label or ""))
 
     def open_box_menu(self) -> None:
-        """The long-BACK menu: undo, abandon the game, the sound, pairing a phone."""
+        """The long-BACK menu: undo (after its question), abandon the game, pairing a phone, the sound."""
         label = self.session.last_action() if self.session is not None else None
         entries: tuple[str, ...] = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
-        actions: tuple[Callable[[float], None] | None, ...] = (self.undo,)
+        ask = (lambda now: self.push(Confirm(f"Undo: {label}?", self.undo))) if label else self.undo
+        actions: tuple[Callable[[float], None] | None, ...] = (ask,)
         if self.session is not None:
             entries += ("Abandon game",)
             actions += (self.lobby.ask_abandon,)
@@ -408,7 +409,11 @@ class Box:
 
     def screen(self, now: float) -> View:
         """What the OLED shows now: the flashed screen, the dice or the top screen, and the bottom line."""
-        view = self.notices.flash_at(now) or self.dice_tray.view(now) or self.top.view(now)
+        view = self.notices.flash_at(now) or self.dice_tray.view(now)
+        if view is None:
+            view = self.top.view(now)
+            if self.top is self.game:  # after the game's roll, its faces stay on the bottom line
+                view = replace(view, notice=self.dice_tray.notice(view.notice))
         notice = self.notices.text_at(now) or self.stick.busy
         if not notice and self.journal.fault is not None:  # until writes work again
             notice = self.journal.fault.reason

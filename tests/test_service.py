@@ -116,6 +116,9 @@ def test_undo_needs_a_confirmation_and_takes_back_one_action():
     assert box.dump(2.0)["actions"] == 2
     press(box, "back", kind="long")
     press(box, "ok")
+    assert box.screen(2.0).lines[0].startswith("Undo: roll 4+5") and box.dump(2.0)["screen"] == "confirm"
+    assert box.dump(2.0)["actions"] == 2, "asked first"
+    press(box, "ok")
     assert box.dump(2.0)["actions"] == 1
     assert box.dump(2.0)["positions"]["Ann"]["space"] == 0
 
@@ -240,3 +243,17 @@ def test_an_unknown_tag_gets_its_own_screen_until_a_press_or_a_moment():
     box.card_placed("middle", bytes.fromhex("04aabbccdd"), now=3.0)
     box.advance(10.0)
     assert box.screen(10.0).title != "Unknown card"
+
+
+def test_a_games_roll_keeps_its_faces_on_the_bottom_line_until_the_next_input():
+    box = make_box()
+    box.lobby.start_game("deck-of-death", now=0.0)
+    press(box, "ok")  # draw phase done
+    box.dice.queue(6, 6)
+    press(box, "roll")
+    assert box.screen(0.1).dice is not None and "6+6" not in box.screen(0.1).notice  # tumbling: not told yet
+    box.advance(3.0)  # the tumble, then its real faces for a second: the game's screen again
+    notice = box.screen(3.0).notice
+    assert notice.startswith("6+6: ") and box.screen(30.0).notice == notice, "until the next input"
+    press(box, "up")
+    assert not box.screen(31.0).notice.startswith("6+6")
