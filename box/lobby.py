@@ -27,22 +27,44 @@ from typing import TYPE_CHECKING, Protocol
 from box.cards import Deck
 from box.events import GameLeft, GameStarted
 from box.games import GAMES, TITLES, load_deck, rules_for
-from box.games.base import Setup
+from box.games.base import Option, Setup
 from box.games.kit import read_options
-from box.journal import StorageError
+from box.journal import Journal, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.roster import STARTED, UPLOADED_DECKS
 from box.screen import Host
 from box.session import GameSession
 
 if TYPE_CHECKING:
-    from box.journal import Journal
     from box.seating import Seating
     from box.service import Settings
     from box.tags import TagMap
     from box.tools import ShotTimerTool
 
 log = logging.getLogger(__name__)
+
+TABLE = "table."  # the journal's box value "table.<game>": that game's last seats, names and options
+LAST_GAME = "last_game"  # the game played last: the main menu's cursor rests on it
+
+
+def main_menu(journal: Journal) -> Menu:
+    """The main menu, its cursor on the game played last."""
+    last = journal.get(LAST_GAME, kind=str)
+    return replace(Menu.main(tuple(GAMES), TITLES), cursor=list(GAMES).index(last) if last in GAMES else 0)
+
+
+def offered(option: Option, kept: Mapping[str, object], default: str) -> str:
+    """The value the setup offers for `option`: the kept one where it is still allowed, else `default`.
+
+    >>> offered(Option("streak", "Streak", "off", ("off", "must")), {"streak": "must"}, "off")
+    'must'
+    >>> offered(Option("streak", "Streak", "off", ("off", "must")), {"streak": "never"}, "off")
+    'off'
+    """
+    try:
+        return option.parse(str(kept[option.key])) if option.key in kept else default
+    except ValueError:  # a value this version no longer allows: the default
+        return default
 
 
 class GameStartError(ValueError):
@@ -167,9 +189,11 @@ class Lobby:
         deck = self.deck(game)
         folder = self.deck_folder(game)
         rules.new(Setup(tuple(names), values), deck)  # the rules refuse bad setups before anything is journaled
-        with self.journal.batch():  # the game and the date it started (for the phone page's history): one write
+        with self.journal.batch():  # the game, when it started (the page's history), its table: one write
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
             self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
+            self.journal.put(f"{TABLE}{game}", {"players": len(names), "names": names, "options": dict(values)})
+            self.journal.put(LAST_GAME, game)
         record = self.journal.unfinished_game()
         assert record is not None and record.id == record_id
         self.show(GameSession(rules, deck, record, self.journal))
@@ -183,7 +207,7 @@ class Lobby:
             self.journal.finish_game(session.record.id)
         self.show(None)
         if self.menu is not None:
-            self.menu.menu = Menu.main(tuple(GAMES), TITLES)
+            self.menu.menu = main_menu(self.journal)
         self.table.say("Game closed", now)
         if session is not None:
             over = session.rules.is_over(session.state)
@@ -205,11 +229,7 @@ class Lobby:
         """What the main menu asked for: a game's setup, its seats, its start, or a tool."""
         assert self.menu is not None
         if choice.kind == "game":
-            rules = rules_for(choice.game)
-            seats = self.seating.begin(rules.max_players)
-            menu = self.menu.menu.configure(choice.game, rules.options, (rules.min_players, rules.max_players), seats)
-            defaults = self.settings.roster.defaults_for(choice.game)  # the roster's default options
-            self.menu.menu = replace(menu, values=tuple(defaults.get(o.key, v) for o, v in zip(menu.options, menu.values)))
+            self.set_up(choice.game)
         elif choice.kind == "names":
             self.seating.open_seats(now)
         elif choice.kind == "start":
@@ -223,6 +243,21 @@ class Lobby:
                 self.seating.remember(choice.names, now)
         elif choice.tool is not None:
             self.tools[choice.tool](now)
+
+    def set_up(self, game: str) -> None:
+        """A game's setup, offering first what its last game had: the seats, their names, the options
+        (else the roster's default options, else the game's)."""
+        assert self.menu is not None
+        rules = rules_for(game)
+        low, high = rules.min_players, rules.max_players
+        last = self.journal.get(f"{TABLE}{game}", {}, kind=dict)
+        names = [name for name in last.get("names", ()) if isinstance(name, str)]
+        menu = self.menu.menu.configure(game, rules.options, (low, high), self.seating.begin(high, names))
+        players = last.get("players")
+        if isinstance(players, int) and not isinstance(players, bool) and low <= players <= high:
+            menu = replace(menu, players=players)
+        kept = {**self.settings.roster.defaults_for(game), **dict(last.get("options") or {})}
+        self.menu.menu = replace(menu, values=tuple(offered(o, kept, v) for o, v in zip(menu.options, menu.values)))
 
     def open_enrolments(self, now: float) -> None:
         """Enrol cards: which game's deck to walk."""

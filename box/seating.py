@@ -129,16 +129,19 @@ class Seating:
     def __init__(self, settings: Settings, menu: MenuScreen, host: StackHost):
         self.settings, self.menu, self.host = settings, menu, host
         self.joined: list[str] = []  # names whose player token was laid on a reader at this setup
+        self.last: tuple[str, ...] = ()  # who sat at this game last time, in their seats
 
-    def begin(self, count: int) -> list[str]:
-        """A new setup: nobody joined yet; its first seating."""
+    def begin(self, count: int, last: Sequence[str] = ()) -> list[str]:
+        """A new setup: nobody joined yet; its first seating, the table `last` seated at this game first."""
         self.joined = []
+        self.last = tuple(name for name in last if not placeholder(name))
         return self.seat(count)
 
     def seat(self, count: int) -> list[str]:
-        """The setup's first seating: those whose token joined, then the roster's names, then P3, P4..."""
+        """The setup's first seating: those whose token joined, the game's last table, then the roster's
+        names, then P3, P4..."""
         names = list(self.joined[:count])
-        for name in self.settings.player_names(count + len(names)):
+        for name in (*self.last, *self.settings.player_names(count + len(names) + len(self.last))):
             if len(names) == count:
                 break
             if name not in names:

@@ -48,12 +48,11 @@ from box.events import (
     Undone,
 )
 from box.game_screen import GameScreen
-from box.games import GAMES, TITLES
 from box.games.base import Chug, Countdown, Step, View
 from box.identify import CardIdentifier
 from box.journal import Journal, JournalDamaged, StorageError
-from box.lobby import GameStartError, Lobby
-from box.menu import Confirm, Menu, MenuScreen, Picker, Tool
+from box.lobby import GameStartError, Lobby, main_menu
+from box.menu import Confirm, MenuScreen, Picker, Tool
 from box.messages import CardPlaced, CardWritten, Pressed, ReaderStatus, Refused, TagsMoved, TagsProgress, WriteCard
 from box.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.phone import Phone
@@ -142,7 +141,7 @@ class Box:
         self.dice_tray = DiceTray(dice, journal, self)
         self.sound = SoundSettings(journal, self)
         self.timer = ShotTimerTool(journal, self)
-        menu = MenuScreen(Menu.main(tuple(GAMES), TITLES), lambda choice, now: self.lobby.choose(choice, now))
+        menu = MenuScreen(main_menu(journal), lambda choice, now: self.lobby.choose(choice, now))
         self.push(root if root is not None else menu)
         self.root = self.screens[0]  # the bottom of the stack: the main menu, or a command's tool
         self.seating = Seating(settings, menu, self)

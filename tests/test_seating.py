@@ -105,3 +105,24 @@ def test_the_config_files_names_do_not_become_a_roster_by_being_played(tmp_path:
     press(box, "down", "ok", "ok", "ok")  # Dead Set with the config file's Ann and Bob
     assert box.dump(1.0)["players"] == ["Ann", "Bob"]
     assert not (tmp_path / ROSTER_FILE).exists() and box.settings.roster.names == ()
+
+
+def test_the_table_is_remembered_across_a_restart_and_offered_first(tmp_path: Path) -> None:
+    journal_path = tmp_path / "journal.db"
+    settings = Settings(decks_dir=DECKS, state_dir=tmp_path, roster=Roster(("Ann", "Bob", "Cid", "Dee")))
+    box = Box(Journal(journal_path), TagMap(), DiceCup(die=lambda: 2), settings)
+    box.lobby.start_game("dead-set", 1.0, names=["Cid", "Ann", "Dee"], options={"target": "9"})
+    box.lobby.leave_game(2.0)
+    assert box.root.menu.entries()[box.root.menu.cursor] == "Dead Set", "the cursor stays on the last game"
+    box.journal.close()
+
+    box = Box(Journal(journal_path), TagMap(), DiceCup(die=lambda: 2), settings)  # a restart
+    menu = box.root.menu
+    assert menu.entries()[menu.cursor] == "Dead Set"
+    press(box, "ok", "ok")  # Dead Set, then its players page
+    menu = box.root.menu
+    assert menu.players == 3 and menu.seated == ("Cid", "Ann", "Dee"), "the same table, in the same seats"
+    assert dict(zip((o.key for o in menu.options), menu.values))["target"] == "9"
+    press(box, "ok")  # START: the remembered game
+    assert box.session is not None and box.session.players == ("Cid", "Ann", "Dee")
+    assert box.session.record.options["target"] == "9"
