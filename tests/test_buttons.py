@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import given
@@ -102,11 +104,11 @@ def test_up_and_down_repeat_after_a_long_press():
     detector.edge(press("down", 0.0))
     times = []
     events = []
-    while (deadline := detector.next_deadline()) is not None and deadline < 2.05:
+    while (deadline := detector.next_deadline()) is not None and deadline < 2.1:
         times.append(deadline)
         events += detector.advance(deadline)
-    assert times == pytest.approx([1.0, 1.6, 1.8, 2.0])
-    assert [event.kind for event in events] == ["long", "repeat", "repeat", "repeat"]
+    assert times == pytest.approx([1.0, 1.6, 1.8, 1.95, 2.0625])  # each gap a quarter shorter than the last
+    assert [event.kind for event in events] == ["long", "repeat", "repeat", "repeat", "repeat"]
     assert detector.edge(release("down", 2.1)) == []
     assert detector.next_deadline() is None
 
@@ -225,3 +227,18 @@ def test_a_pin_in_use_names_the_button_and_the_pin(factory):
         pytest.raises(PinUnavailable, match=r"button 'down' on GPIO17.*in use"),
     ):
         GpioButtons({"down": 17}, factory, lambda edge: None, FakeClock())
+
+
+def test_a_held_up_repeats_faster_and_faster_so_a_year_ten_away_is_one_hold() -> None:
+    detector = PressDetector()
+    detector.edge(press("up", 0.0))
+    times = []
+    while (deadline := detector.next_deadline()) is not None and deadline <= 3.0:
+        times.append(deadline)
+        detector.advance(deadline)
+    assert len([t for t in times if t <= 2.4]) >= 10, "ten steps (the long and its repeats) in one hold of 2.4 s"
+    gaps = [later - earlier for earlier, later in pairwise(times[1:])]  # between the repeats
+    assert all(b <= a + 1e-9 for a, b in pairwise(gaps)) and min(gaps) >= detector.repeat_fastest - 1e-9
+    detector.edge(release("up", 3.05))
+    detector.edge(press("up", 4.0))  # a new hold starts slow again
+    assert detector.advance(5.6) == [ButtonEvent("up", "long"), ButtonEvent("up", "repeat")]

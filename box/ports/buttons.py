@@ -47,6 +47,7 @@ class _Button:
     pressed_at: float | None = None
     long_fired: bool = False
     next_repeat: float | None = None
+    repeats: int = 0  # repeats of this hold so far: they come faster and faster
     in_combo: bool = False  # part of a BACK+OK chord: no short or long of its own for this press
 
 
@@ -59,7 +60,9 @@ class PressDetector:
 
     A "long" fires at the moment a button has been held `long_after` seconds and
     its release then emits nothing. UP/DOWN (`repeating`) held on after a long
-    emit a "repeat" `repeat_delay` later and every `repeat_every` after that.
+    emit a "repeat" `repeat_delay` later, then faster and faster: every `repeat_every` at first,
+    each gap a quarter shorter than the one before, down to `repeat_fastest` (a year ten away, or a
+    letter thirteen down, in one hold of about 2.4 s).
     BACK and OK (`combo`) held together for `combo_after` seconds emit one
     "combo"; once both are down neither emits a short or long for that press.
 
@@ -73,6 +76,7 @@ class PressDetector:
         debounce: float = 0.03,
         repeat_delay: float = 0.6,
         repeat_every: float = 0.2,
+        repeat_fastest: float = 0.05,
         combo_after: float = 2.0,
         repeating: Iterable[str] = ("up", "down"),
         combo: tuple[str, str] = ("back", "ok"),
@@ -81,6 +85,7 @@ class PressDetector:
         self.debounce = debounce
         self.repeat_delay = repeat_delay
         self.repeat_every = repeat_every
+        self.repeat_fastest = repeat_fastest
         self.combo_after = combo_after
         self.repeating = frozenset(repeating)
         self.combo = combo
@@ -117,9 +122,11 @@ class PressDetector:
                     button.next_repeat = at + self.repeat_delay
             elif action == "repeat":
                 events.append(ButtonEvent(name, "repeat"))
-                button.next_repeat = at + self.repeat_every
+                gap = max(self.repeat_fastest, self.repeat_every * 0.75**button.repeats)
+                button.repeats += 1
+                button.next_repeat = at + gap
                 while button.next_repeat <= now + SLACK:  # a stalled loop skips repeats rather than bursting them
-                    button.next_repeat += self.repeat_every
+                    button.next_repeat += gap
             else:
                 self._combo_fired = True
                 events.append(ButtonEvent(COMBO_BUTTON, "combo"))
@@ -151,6 +158,7 @@ class PressDetector:
         button.settle_until = at + self.debounce
         if pressed:
             button.pressed_at, button.long_fired, button.next_repeat, button.in_combo = at, False, None, False
+            button.repeats = 0
             if name in self.combo and all(self._button(other).down for other in self.combo):
                 self._combo_since, self._combo_fired = at, False
                 for other in self.combo:
