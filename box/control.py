@@ -75,7 +75,14 @@ COMMANDS: dict[str, dict[str, type]] = {
     "roster-changed": {},  # roster.json was replaced: read it again
     "tags-changed": {},  # tags.csv was replaced (a restored backup): read it again
     "decks-changed": {},  # a deck file was replaced: load it again at the next game
+    # a paired phone's hands on the box, each carried out as if pressed there:
+    "start": {"game": str, "names": list, "options": dict},  # start a game with these seats and options
+    "undo": {"label": str},  # undo the last action, which the phone showed as `label` (refused if it changed)
+    "abandon": {},  # abandon the game in play
+    "sound": {"volume": str, "muted": bool},  # the volume level, and mute
 }
+MOST_SEATS = 10  # names a "start" may seat
+MOST_OPTIONS = 20
 SERVER_SIDE = ("state", "subscribe")
 
 
@@ -130,19 +137,41 @@ def check_command(data: Any) -> ControlCommand:
     extra = sorted(str(key) for key in set(data) - set(fields) - {"cmd"})
     if extra:
         raise ValueError(f"{name}: unknown field {extra[0][:40]!r}")
-    args = {}
-    for key, kind in fields.items():
-        value = data.get(key)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise ValueError(f"{name}: {key} must be {'text' if kind is str else 'a whole number'}")
-        if isinstance(value, str) and not 0 < len(value) <= 200:
-            raise ValueError(f"{name}: {key} must be 1 to 200 characters")
-        if isinstance(value, str) and not value.isprintable():
-            raise ValueError(f"{name}: {key} must be printable text (no control characters)")
-        if isinstance(value, int) and not 0 <= value <= 86_400:
-            raise ValueError(f"{name}: {key} must be 0 to 86400")
-        args[key] = value
+    args = {key: check_field(name, key, kind, data.get(key)) for key, kind in fields.items()}
     return ControlCommand(name, args)
+
+
+def check_field(command: str, key: str, kind: type, value: Any) -> Any:
+    """One field's value, of its kind and bounded; ValueError (one line, naming it) otherwise.
+
+    >>> check_field("start", "names", list, ["Ann", "Bob"]), check_field("sound", "muted", bool, True)
+    (['Ann', 'Bob'], True)
+    >>> check_field("start", "names", list, ["Ann", 3])
+    Traceback (most recent call last):
+    ...
+    ValueError: start: names must be a list of 1 to 10 texts
+    """
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{command}: {key} must be true or false")
+        return value
+    if kind is list:
+        if not isinstance(value, list) or not 0 < len(value) <= MOST_SEATS or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{command}: {key} must be a list of 1 to {MOST_SEATS} texts")
+        return [check_field(command, key, str, item) for item in value]
+    if kind is dict:
+        if not isinstance(value, dict) or len(value) > MOST_OPTIONS:
+            raise ValueError(f"{command}: {key} must be an object of at most {MOST_OPTIONS} texts")
+        return {check_field(command, key, str, k): check_field(command, key, str, v) for k, v in value.items()}
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"{command}: {key} must be {'text' if kind is str else 'a whole number'}")
+    if isinstance(value, str) and not 0 < len(value) <= 200:
+        raise ValueError(f"{command}: {key} must be 1 to 200 characters")
+    if isinstance(value, str) and not value.isprintable():
+        raise ValueError(f"{command}: {key} must be printable text (no control characters)")
+    if isinstance(value, int) and not 0 <= value <= 86_400:
+        raise ValueError(f"{command}: {key} must be 0 to 86400")
+    return value
 
 
 def decode_line(raw: bytes) -> ControlCommand:

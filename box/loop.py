@@ -59,6 +59,8 @@ class BoxLoop:
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
         self.link: PhoneLink | None = None  # the events the page is sent, once it is served
         self.following: Subscription | None = None  # the phone link's subscription
+        self.undo_for: tuple[int, int, int | None] | None = None  # the game's place the undo label was made at
+        self.undo: str | None = None
         self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
@@ -104,11 +106,22 @@ class BoxLoop:
                 "events": events,
                 "subscribers": self.box.bus.stats(),
                 "set_aside": self.box.set_aside,
+                "undo": self.undo_label(),
             }
             self.control.publish({**self.box.dump(now), **health})  # sent when changed
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()
+
+    def undo_label(self) -> str | None:
+        """What the box menu's undo would take back, for a phone to offer; worked out again only when
+        the game moved (it may read the journal)."""
+        session = self.box.session
+        key = None if session is None else (session.record.id, session.count, session.last_seq)
+        if key != self.undo_for:
+            self.undo_for = key
+            self.undo = session.last_action() if session is not None else None
+        return self.undo
 
     def apply_settings(self) -> None:
         """The owner's sound settings to the buzzer, the screen's care (contrast, dim, dark) to

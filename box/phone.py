@@ -28,16 +28,17 @@ from box.errors import FileProblem
 from box.events import Event, as_json
 from box.games.base import View
 from box.messages import Refused
-from box.roster import PLAYER, ROSTER_FILE, Roster
+from box.roster import PLAYER, ROSTER_FILE, Roster, player_name
 from box.roster import load_roster as read_roster
 from box.screen import BaseScreen, Card, Host
 from box.tags import TAGS_FILE, TagMap, simulated_uid
-from box.words import PressKind, Sound
+from box.words import VOLUME_LEVELS, PressKind, Sound
 
 if TYPE_CHECKING:
     from box.journal import Journal
     from box.lobby import Lobby
     from box.service import Settings
+    from box.sound import SoundSettings
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +129,19 @@ class EnrolOne(BaseScreen):
 class Phone:
     """The phone page's commands, carried out on the loop: one part of the Box (box/service.py)."""
 
-    def __init__(self, host: Host, lobby: Lobby, tags: TagMap, settings: Settings, journal: Journal):
+    def __init__(
+        self,
+        host: Host,
+        lobby: Lobby,
+        tags: TagMap,
+        settings: Settings,
+        journal: Journal,
+        sound: SoundSettings,
+        undo: Callable[[float], None],
+    ):
+        """`sound`: the box's sound settings; `undo`: the box menu's undo (said and published as there)."""
         self.host, self.lobby, self.tags, self.settings, self.journal = host, lobby, tags, settings, journal
+        self.sound, self.undo = sound, undo
         self.screens: list[PairingAsked | PairingCode | EnrolOne] = []  # the screens the phone opened
 
     def carry_out(self, command: ControlCommand, now: float) -> None:
@@ -155,6 +167,36 @@ class Phone:
             self.reload_tags(now)
         elif name == "decks-changed":
             self.lobby.forget_decks()
+        else:
+            self.play(name, args, now)
+
+    def play(self, name: str, args: dict[str, Any], now: float) -> None:
+        """A paired phone's hands on the box (start, undo, abandon, sound), carried out as if pressed there.
+
+        Two phones acting at once are served one after the other by the loop; a phone that acts on
+        what it saw is refused when that changed meanwhile (an undo names the action it undoes)."""
+        session = self.lobby.session
+        if name == "start":
+            if session is not None:
+                raise Refused("A game is in play: abandon it first")
+            try:
+                names = [player_name(seat, self.settings.known_names) for seat in args["names"]]
+                self.lobby.start_game(args["game"], now, names=names, options=dict(args["options"]))
+            except ValueError as problem:  # GameStartError, a name the rule refuses, the rules' own refusal
+                raise Refused(str(problem)) from None
+        elif name == "undo":
+            label = session.last_action() if session is not None else None
+            if label != args["label"]:
+                raise Refused(f"Not undone: the last action is now {label}" if label else "Nothing to undo")
+            self.undo(now)
+        elif name == "abandon":
+            if session is None:
+                raise Refused("No game in play")
+            self.lobby.leave_game(now)
+        elif name == "sound":
+            if args["volume"] not in VOLUME_LEVELS:
+                raise Refused(f"volume must be one of {', '.join(VOLUME_LEVELS)}")
+            self.sound.set(args["volume"], args["muted"], now)
 
     def journal_command(self, command: ControlCommand) -> None:
         """Keep the command (never a pairing code) in the journal before carrying it out."""

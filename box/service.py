@@ -153,7 +153,7 @@ class Box:
         }
         self.lobby = Lobby(journal, settings, tags, self, menu, self.seating, self.timer, tools, decks)
         self.cards = CardIdentifier(tags, self.lobby.deck, self.seating.player_joins, self, self.notices.flash)
-        self.phone = Phone(self, self.lobby, tags, settings, journal)
+        self.phone = Phone(self, self.lobby, tags, settings, journal, self.sound, self.undo)
         self.doors: dict[type, Callable[[Any, float], None]] = {  # the one door: each input's way in
             Pressed: self.press,
             CardPlaced: self.tap,

@@ -207,3 +207,47 @@ def test_the_socket_answers_the_page_what_became_of_its_command(world: Simulated
         control.stop()
     assert answers == [{"ok": False, "refused": True, "error": "Journal in use"}, {"ok": True}]
     assert world.dump()["screen"] == "pair"
+
+
+def ask(world: SimulatedBox, name: str, **args: object) -> str:
+    """Send a paired phone's command through the loop; what became of it ("" taken, else why not)."""
+    answers: list[str] = []
+    world.loop.enqueue(ControlCommand(name, dict(args), reply=answers.append))
+    world.advance(0.05)
+    (answer,) = answers
+    return answer
+
+
+def test_a_paired_phone_starts_undoes_and_abandons_a_game_as_if_pressed_on_the_box(tmp_path: Path) -> None:
+    world = SimulatedBox(tmp_path / "state", SCENARIOS / "dead-set" / "decks", seed=1, names=("Ann", "Bob"))
+    try:
+        played_from_a_phone(world)
+    finally:
+        world.close()
+
+
+def played_from_a_phone(world: SimulatedBox) -> None:
+    assert ask(world, "start", game="dead-set", names=["ann", "Bob"], options={"target": "9"}) == ""
+    assert world.dump()["players"] == ["Ann", "Bob"] and world.dump()["options"]["target"] == "9"  # the roster's Ann
+    assert ask(world, "start", game="dead-set", names=["Ann", "Bob"], options={}) == "A game is in play: abandon it first"
+    world.put("left", world.uid_for("ds70"))
+    world.lift("left")
+    label = world.box.session.last_action()
+    assert label and world.dump()["actions"] == 1
+    assert ask(world, "undo", label="Bob sticks") == f"Not undone: the last action is now {label}"  # what it saw changed
+    assert ask(world, "undo", label=label) == "" and world.dump()["actions"] == 0
+    assert world.dump()["notice"] == "Undone", "on the OLED as if pressed there"
+    assert ask(world, "undo", label=label) == "Nothing to undo"
+    assert ask(world, "abandon") == "" and world.dump()["game"] is None
+    assert ask(world, "abandon") == "No game in play"
+    logged = [entry["cmd"] for entry in world.box.journal.get("phone")]
+    assert logged[-3:] == ["undo", "abandon", "abandon"], "journaled like any input"
+
+
+def test_a_paired_phone_sets_the_volume_and_a_bad_start_is_refused_in_one_line(world: SimulatedBox) -> None:
+    assert ask(world, "sound", volume="low", muted=True) == ""
+    assert world.dump()["sound"] == {"volume": "low", "muted": True}
+    assert ask(world, "sound", volume="loud", muted=False).startswith("volume must be one of")
+    assert ask(world, "start", game="dead-set", names=["Ann", "Ann"], options={}) == "player names must differ"
+    assert "takes" in ask(world, "start", game="dead-set", names=["Ann"], options={})
+    assert world.dump()["game"] is None
