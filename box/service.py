@@ -26,8 +26,7 @@ stick's jobs (box/stick.py), the phone's commands (box/phone.py). It never touch
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -218,13 +217,36 @@ class Box:
     # ----- the one door ------------------------------------------------------------------
 
     def take(self, message: Any, now: float) -> str:
-        """Every input's way in: "" when taken, else why it was refused (said on the panel too)."""
+        """Every input's way in: "" when taken, else why it was refused, said on the panel too.
+
+        A refusal, a bad file or failed storage refuses that one input and never stops the box: the
+        journal refused the write and nothing changed (inputs are refused until it works again, tried
+        every 5 s); a deck or board met now (a game chosen, a card named) has its reason flashed.
+        """
         door = self.doors.get(type(message))
         if door is None:  # a CardLifted: placements are what count
             return ""
-        with self.guarded(now) as refused:
+        flash = None
+        try:
             door(message, now)
-        return refused[0] if refused else ""
+            return ""
+        except Refused as refusal:
+            reason = str(refusal)
+        except StorageError as error:
+            log.error("%s: new actions are refused until it works again", error)
+            self.retry_storage_at = now + STORAGE_RETRY
+            reason = error.reason
+            self.publish(StorageFailed(reason))
+        except FileProblem as problem:
+            log.error("%s", problem)
+            reason = "Bad file: game refused"
+            flash = fault_view(panel_reason(problem), "Bad file", "Fix it: see the log")
+        finally:
+            self.settle()
+        self.reject(reason, now)
+        if flash is not None:  # after the reason, which would put a flashed screen away
+            self.notices.flash(flash, now + FAULT_SECONDS)
+        return reason
 
     def button(self, button: str, kind: str, now: float) -> None:
         """A press from the press detector: short, long, repeat (as short) or combo."""
@@ -241,31 +263,6 @@ class Box:
         self.dice_tray.input(now)
         self.care.input(now)  # a card wakes the screen and acts: it is laid down on purpose
         self.cards.placed(self.top, placed.reader, placed.uid, now, placed.lying, placed.card)
-
-    @contextmanager
-    def guarded(self, now: float) -> Iterator[list[str]]:
-        """Run an input's effects; a refusal, a bad file or failed storage refuses that input, never stops the box."""
-        refused: list[str] = []
-        try:
-            yield refused
-        except Refused as refusal:
-            refused.append(str(refusal))
-        except StorageError as error:
-            log.error("%s: new actions are refused until it works again", error)
-            self.retry_storage_at = now + STORAGE_RETRY
-            refused.append(error.reason)
-            self.publish(StorageFailed(error.reason))
-        except FileProblem as problem:  # a deck or board met now (a game chosen, a card named)
-            log.error("%s", problem)
-            refused.append("Bad file: game refused")
-            self.notices.flash(fault_view(panel_reason(problem), "Bad file", "Fix it: see the log"), now + FAULT_SECONDS)
-        finally:
-            self.settle()
-        if refused:
-            flashed = self.notices.flashed
-            self.reject(refused[0], now)
-            if flashed is not None:
-                self.notices.flash(flashed, self.notices.flash_until)
 
     def edge(self, button: str, pressed: bool, now: float) -> None:
         """A raw button edge (before the press detector): it wakes the screen; a press that woke a
