@@ -98,7 +98,7 @@ def read(path: Path, limit: int = MAX_READ) -> list[Played]:
         if line.strip():
             try:
                 games.append(decode(json.loads(line)))
-            except (ValueError, TypeError, KeyError) as problem:
+            except (ValueError, TypeError, KeyError, RecursionError) as problem:  # RecursionError: nested too deep
                 log.warning("%s: a line skipped (%s)", path.name, problem)
     return games
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from box.events import (
     ActionAccepted,
     Bust,
@@ -101,3 +104,34 @@ def test_the_history_keeps_each_finished_game_as_one_line(tmp_path: Path) -> Non
     (tmp_path / HISTORY_FILE).write_bytes(b"\xff{not json\n" + (tmp_path / HISTORY_FILE).read_bytes())
     assert [game.number for game in read(tmp_path / HISTORY_FILE)] == [1]  # a damaged line is skipped
     assert read(tmp_path / HISTORY_FILE, limit=10) == []  # bounded: a cut line is no game
+
+
+names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=16)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    number=st.integers(1, 10**6),
+    players=st.lists(names, min_size=1, max_size=10, unique=True),
+    figure=st.integers(-1000, 10**6),
+    actions=st.integers(0, 10**5),
+)
+def test_the_history_reads_back_every_game_it_writes(tmp_path_factory, number, players, figure, actions) -> None:
+    from box.history import HISTORY_FILE, Played, append, read
+
+    path = tmp_path_factory.mktemp("history") / HISTORY_FILE
+    played = Played(number, "dead-set", "Dead Set", tuple(players), tuple(players[:1]),
+                    {players[0]: {"celebrities": figure}}, "2026-12-01 21:00", actions,
+                    ({"key": "celebrities", "label": "celebrities", "adds": "sum"},))
+    append(path, played)
+    assert read(path) == [played]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=4096))
+def test_the_history_takes_any_bytes_without_a_traceback(tmp_path_factory, data) -> None:
+    from box.history import HISTORY_FILE, Played, read
+
+    path = tmp_path_factory.mktemp("history") / HISTORY_FILE
+    path.write_bytes(data)
+    assert all(isinstance(game, Played) for game in read(path))  # what it cannot take, it skips (logged)
