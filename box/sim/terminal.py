@@ -158,14 +158,14 @@ def oled_rows(text: Sequence[str], width: int, rows: int) -> list[str]:
 
     def packed(low: int, high: int) -> list[str]:
         pieces = [*(["…"] if low > 0 else []), *entries[low:high], *(["…"] if high < len(entries) else [])]
-        packed = [f"{title} |" if pieces else title]
+        filled = [f"{title} |" if pieces else title]
         for n, piece in enumerate(pieces):
-            joined = f"{packed[-1]}{' ' if n == 0 else ' · '}{piece}"
+            joined = f"{filled[-1]}{' ' if n == 0 else ' · '}{piece}"
             if len(joined) <= width:
-                packed[-1] = joined
+                filled[-1] = joined
             else:
-                packed.append(piece)
-        return [cut(row, width) for row in packed]
+                filled.append(piece)
+        return [cut(row, width) for row in filled]
 
     low, high = chosen, min(chosen + 1, len(entries))
     grown = True
