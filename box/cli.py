@@ -316,7 +316,8 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
 
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
         control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
-        return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control)
+        page = beside.url if beside is not None else None  # said on the terminal's first line
+        return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control, page=page)
 
     from box.errors import FileProblem
     from box.sim.script import ScriptError, run_script
