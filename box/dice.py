@@ -99,10 +99,13 @@ class DiceTray:
             return button != "roll"
         return False
 
-    def input(self, now: float) -> None:
-        """A press or a card: a game's roll gives the screen back, and its faces leave the bottom line."""
+    def input(self, now: float, card: bool = False) -> None:
+        """A press or a `card`: a game's roll gives the screen back, and its faces leave the bottom line;
+        a card also puts the free dice away (it is meant for the game under them)."""
         self.end_hold(now)
         self.rolled = None
+        if card and self.free_open():
+            self.show = None
 
     def notice(self, notice: str) -> str:
         """The game's bottom line after its roll, with the faces the table just saw: "6+6: To space 12".

@@ -260,7 +260,7 @@ class Box:
 
     def tap(self, placed: CardPlaced, now: float) -> None:
         """A card laid on a reader, after the screen woke: named, then handed on (box/identify.py)."""
-        self.dice_tray.input(now)
+        self.dice_tray.input(now, card=True)
         self.care.input(now)  # a card wakes the screen and acts: it is laid down on purpose
         self.cards.placed(self.top, placed.reader, placed.uid, now, placed.lying, placed.card)
 

@@ -257,3 +257,12 @@ def test_a_games_roll_keeps_its_faces_on_the_bottom_line_until_the_next_input():
     assert notice.startswith("6+6: ") and box.screen(30.0).notice == notice, "until the next input"
     press(box, "up")
     assert not box.screen(31.0).notice.startswith("6+6")
+
+
+def test_a_card_laid_while_the_free_dice_show_puts_them_away_and_counts():
+    box = make_box()
+    box.lobby.start_game("dead-set", now=0.0)
+    press(box, "roll")  # Dead Set wants no dice: the free dice
+    assert box.dump(1.0)["screen"] == "dice"
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.lobby.deck("dead-set").cards))), now=2.0)
+    assert box.dump(2.0)["screen"] == "game" and box.dump(2.0)["actions"] == 1
