@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from box.games import GAMES  # the registry only: no game's module
     from box.printing.layout import CARD_SIZES, PAPERS, SIDES
 
-    parser.add_argument("what", help=f"the cards of a game ({', '.join(GAMES)}) or {BOARD!r}, the Deck of Death board")
+    parser.add_argument("what", help=f"the cards of a game ({', '.join(GAMES)}) or {BOARD!r}, the board to play on")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE.pdf", help="the PDF to write")
     parser.add_argument("--paper", default="a4", help=f"the paper: {', '.join(PAPERS)} (default a4)")
     parser.add_argument("--size", default="poker", help=f"the cards' size: {', '.join(CARD_SIZES)} (default poker)")

@@ -318,7 +318,9 @@ def draw_map(pdf: FPDF, rings: Rings, paper: str) -> None:
     pdf.set_font("Helvetica", size=8)
     pdf.set_text_color(*GREY)
     size = f"{rings.size / 10:.0f} cm across"
-    centred(pdf, f"{columns * rows} tiles, {rows} rows (A-{chr(ord('A') + rows - 1)}) of {columns}; {size}", width / 2, 23)
+    centred(
+        pdf, f"{columns * rows} tiles, {rows} rows (A-{chr(ord('A') + rows - 1)}) of {columns}; {size}", width / 2, 23
+    )
     draw_board(pdf, rings, view)
     pdf.set_line_width(0.3)
     for row in range(rows):

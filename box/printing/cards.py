@@ -296,7 +296,9 @@ def dead_fellas_face(pdf: FPDF, area: Area, printed: Printed, title: str) -> Non
             pdf.circle(area.x + INSET + 3 + bullet * 5.5, top, 2.2, style="F")
         pdf.set_font("Helvetica", "B", 7)
         pdf.set_text_color(*colour)
-        pdf.text(area.x + INSET + 1 + card.hits * 5.5 + 1.5, top + 1.2, f"{card.hits} hit{'s' if card.hits > 1 else ''}")
+        pdf.text(
+            area.x + INSET + 1 + card.hits * 5.5 + 1.5, top + 1.2, f"{card.hits} hit{'s' if card.hits > 1 else ''}"
+        )
     last = big_name(pdf, area, printed.name, area.y + 28, size=15)
     if card.text:
         paragraph(pdf, area, card.text, max(last + 9, area.y + 50), 8.5, 7)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}  # mm, portrait
 CARD_SIZES = {"poker": (63.0, 88.0), "bridge": (57.15, 88.9)}  # mm: 2.5 x 3.5 in and 2.25 x 3.5 in
 SIDES = ("duplex", "fold")
-MIN_MARGIN = 7.0  # mm: room for the crop marks round the cards
+MIN_MARGIN = 6.0  # mm: room for the crop marks round the cards (3 x 3 bridge cards on letter leave 6.35)
 MARK_GAP, MARK_LENGTH = 1.0, 3.0  # mm: a crop mark starts this far from the card's edge
 NFC_DIAMETER = 25.0  # mm: a round NTAG sticker
 
