@@ -14,7 +14,7 @@ neighbour so the crosses in the strip meet, and tape.
 >>> from box.games.deck_of_death.cards import parse_board
 >>> rings = Rings(parse_board("outer = 36\\n[arrows]\\n3 = 0\\n9 = 0\\n15 = 0\\n21 = 0\\n27 = 0\\n", "b"), (63.0, 88.0))
 >>> round(rings.outer_in), round(rings.size), tile_grid(rings, "a4")[:2]
-(390, 1001, (6, 4))
+(390, 991, (6, 4))
 """
 
 from __future__ import annotations
