@@ -4,6 +4,7 @@ gravebox                 start the box (the simulator where there is no Pi)
 gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
 gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
 gravebox web [--listen HOST:PORT]  the phone page beside the box
+gravebox print GAME|board -o FILE.pdf  cards or the board to print and play
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ SUMMARIES = {
     "selftest": "check every part of the box",
     "enroll": "teach the box which tag is which card",
     "web": "serve the phone page (scores, history, cards)",
+    "print": "print a game's cards or the board as PDF, to play without buying a deck",
 }
 COMMANDS = tuple(SUMMARIES)
 
@@ -81,6 +83,10 @@ def add_options(parser: argparse.ArgumentParser, command: str) -> None:
         from box.web.server import add_arguments
 
         add_arguments(parser)
+    elif command == "print":
+        from box.commands.print import add_arguments
+
+        add_arguments(parser)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             from box.web.server import main as web
 
             return web(args)
+        if args.command == "print":
+            from box.commands.print import main as print_pdf
+
+            return print_pdf(args)
         return run(args)
     except FileProblem as problem:
         print(f"gravebox: {problem}", file=sys.stderr)

@@ -1,8 +1,9 @@
 """Card enrolment: teach the box which NFC tag is which card of a game.
 
 `Enrolment` is a pure screen-state object (the same shape as the self-test):
-it walks the game's deck in file order, shows the card to tap and a progress
-bar, and enrols the tag laid on any reader. On a box with readers it writes the
+it walks the game's deck in the printed order (box/printing/order.py: the deck file's order,
+nine cards a sheet), shows the card to tap with its place in the print ("Sheet 3, card 5:")
+and a progress bar, and enrols the tag laid on any reader. On a box with readers it writes the
 card's record onto the tag (through the reader side: `WriteCard` out, `CardWritten`
 back) and enrols the tag once the write is verified; a tag that cannot carry a
 record (locked, MIFARE Classic, full) is kept in the tag map only, and the screen
@@ -36,6 +37,7 @@ from box.errors import ConfigError, read_text
 from box.files import write_atomically
 from box.games.base import View
 from box.messages import CardWritten, WriteCard, WriteOutcome
+from box.printing.order import place_label, printed_order
 from box.screen import BaseScreen, Card
 from box.tags import MAX_TAG_BYTES, TagMap, format_tags, parse_tags
 from box.words import Sound
@@ -77,7 +79,7 @@ class Enrolment(BaseScreen):
         self.game = game
         self.deck = deck
         self.tags = tags
-        self.ids = list(deck.cards)
+        self.ids = list(printed_order(deck))  # a stack of printed cards, top to bottom
         self.path = path
         self.names = names
         self.title = title or f"Enrol {game}"
@@ -117,6 +119,10 @@ class Enrolment(BaseScreen):
         if self.every_card:
             return len((self.written | set(self.map_only)) & set(self.ids))
         return sum(1 for card_id in self.ids if self.has_tag(card_id))
+
+    def place(self) -> str:
+        """Where the card to tap is in the print: `Sheet 3, card 5` ("" past the last card)."""
+        return place_label(self.cursor) if self.current is not None else ""
 
     def missing(self) -> list[str]:
         """The ids of the cards without a tag, in deck order."""
@@ -280,10 +286,12 @@ class Enrolment(BaseScreen):
         else:
             uid = self.tags.uid_of(self.game, card_id)
             lines = [
-                f"{self.cursor + 1}. {self.deck.name_of(card_id)}",
+                f"{self.place()}:",
+                self.deck.name_of(card_id),
                 f"has tag {uid.hex()}" if uid is not None else "Tap its card",
             ]
-            lines.append("UP back  DOWN skip")
+            if not (self.offline or notice):
+                lines.append("UP back  DOWN skip")
         if self.offline:
             lines.append("! reader " + ", ".join(sorted(self.offline)) + " off")
         if notice:

@@ -36,7 +36,7 @@ def test_walks_the_deck_in_order_and_enrols_each_tap(decks, tmp_path):
     ids = list(deck.cards)
     enrol = walk(decks, tmp_path)
     assert enrol.current == ids[0]
-    assert enrol.lines(0.0)[:2] == [f"1. {deck.name_of(ids[0])}", "Tap its card"]
+    assert enrol.lines(0.0)[:3] == ["Sheet 1, card 1:", deck.name_of(ids[0]), "Tap its card"]
     enrol.tag("left", TAG[0], None, 1.0)
     enrol.tag("right", TAG[1], None, 2.0)
     assert enrol.current == ids[2]
@@ -103,7 +103,7 @@ def test_going_back_to_a_card_with_a_tag_replaces_it(decks, tmp_path):
     enrol = walk(decks, tmp_path)
     enrol.tag("left", TAG[0], None, 1.0)
     enrol.press("up", "short", 2.0)
-    assert enrol.lines(2.0)[1] == f"has tag {TAG[0].hex()}"
+    assert enrol.lines(2.0)[2] == f"has tag {TAG[0].hex()}"
     enrol.tag("left", TAG[4], None, 3.0)
     assert enrol.tags.uid_of("dead-set", ids[0]) == TAG[4]
     assert enrol.tags.lookup(TAG[0]) is None
