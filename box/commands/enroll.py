@@ -173,7 +173,7 @@ def report_progress(walk: Enrolment, shown: str | None) -> str | None:
         if card_id is None:
             print(f"Every card walked: {len(walk.missing())} without a tag", flush=True)
         else:
-            print(f"{walk.cursor + 1}/{len(walk.ids)} tap: {walk.deck.name_of(card_id)}", flush=True)
+            print(f"{walk.place()}: tap {walk.deck.name_of(card_id)} ({walk.cursor + 1}/{len(walk.ids)})", flush=True)
     return card_id
 
 
