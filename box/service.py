@@ -42,6 +42,7 @@ from box.events import (
     Event,
     EventBus,
     GameOver,
+    Standing,
     StorageBack,
     StorageFailed,
     TurnPassed,
@@ -351,6 +352,8 @@ class Box:
             return
         self.say("Undone", now)
         self.play(Sound.CLICK)
+        state = session.rules.dump(session.state)
+        self.publish(Standing(session.record.name, state.get("current_player"), session.rules.figures_of(session.state)))
         self.publish(Undone(session.record.name, label or ""))
 
     def open_box_menu(self) -> None:
@@ -439,8 +442,10 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
     player = after.get("current_player")
     if player is not None and player != before.get("current_player"):
         events.append(TurnPassed(game, player))
+    figures = rules.figures_of(state)
+    if player != before.get("current_player") or session.before is None or figures != rules.figures_of(session.before):
+        events.append(Standing(game, player, figures))
     if after.get("over") and not before.get("over"):
         winners = tuple(after.get("winners", ()))
-        figures = rules.figures_of(state)
         events.append(GameOver(game, rules.title, session.players, winners, figures, session.record.id, session.count))
     return events
