@@ -70,7 +70,6 @@ RETRY_DELAYS = (1, 60)  # paho's reconnection backoff: from 1 s, doubling, to a 
 KEEPALIVE = 30  # seconds: the broker gives the last will after 1.5 x this without a word
 CLOSE_WAIT = 5.0  # seconds `close` waits for what is queued to reach a reachable broker
 ONLINE, OFFLINE = "online", "offline"
-FEWER_LEADS = {"penalties"}  # figures where the fewest lead (Deadlines); every other figure: the most
 TRIGGERS = {  # the events Home Assistant offers as event entities and device triggers: name -> label
     "lap-completed": "Lap",
     "column-completed": "Column complete",
@@ -132,8 +131,8 @@ class Reading:
 
 
 def leaders(game: str, figures: Mapping[str, Mapping[str, int | float]]) -> list[str]:
-    """Who leads on the game's first declared figure (the most, or the fewest penalties); nobody
-    while everyone is level.
+    """Who leads on the game's first declared figure (the most, or the fewest where the game
+    declares so: `Figure.fewest_lead`); nobody while everyone is level.
 
     >>> leaders("dead-set", {"Ann": {"celebrities": 3}, "Bob": {"celebrities": 5}})
     ['Bob']
@@ -145,9 +144,9 @@ def leaders(game: str, figures: Mapping[str, Mapping[str, int | float]]) -> list
     declared = rules_for(game).figures
     if not declared or not figures:
         return []
-    key = declared[0].key
-    values = {player: row.get(key, 0) for player, row in figures.items()}
-    best = (min if key in FEWER_LEADS else max)(values.values())
+    first = declared[0]
+    values = {player: row.get(first.key, 0) for player, row in figures.items()}
+    best = (min if first.fewest_lead else max)(values.values())
     ahead = [player for player, value in values.items() if value == best]
     return [] if len(ahead) == len(values) and len(values) > 1 else ahead
 
