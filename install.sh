@@ -300,13 +300,19 @@ install_apt_packages() {
     fi
 }
 
-# The extras to install: pi (rpi-lgpio), and web when pyproject.toml has it.
+# The extras to install: pi (rpi-lgpio), and web and mqtt when pyproject.toml has them.
 extras() {
     local list=pi
     if awk '/^\[/ { inside = ($0 == "[project.optional-dependencies]") }
             inside && /^web[ \t]*=/ { found = 1 }
             END { exit !found }' "${REPO_DIR}/pyproject.toml"; then
         list="${list},web"
+    fi
+    # paho-mqtt (pure Python, imported only when the settings have [mqtt]): always, so MQTT needs no reinstall of the program
+    if awk '/^\[/ { inside = ($0 == "[project.optional-dependencies]") }
+            inside && /^mqtt[ \t]*=/ { found = 1 }
+            END { exit !found }' "${REPO_DIR}/pyproject.toml"; then
+        list="${list},mqtt"
     fi
     printf '%s\n' "${list}"
 }
@@ -440,6 +446,14 @@ install_box() {
         install_file "${REPO_DIR}/systemd/${unit}" "${UNIT_DIR}/${unit}"
         if [[ ${CHANGED} == yes ]]; then SERVICE_CHANGED=yes; fi
     done
+    # MQTT (docs/mqtt.md): the box's service reaches the local network only while the settings have [mqtt].
+    if grep -qs '^\[mqtt\]' "${ROOT}${CONFIG_DIR}/config.toml"; then
+        install_file "${REPO_DIR}/systemd/gravebox-mqtt.conf" "${UNIT_DIR}/gravebox.service.d/mqtt.conf"
+        if [[ ${CHANGED} == yes ]]; then SERVICE_CHANGED=yes; fi
+    elif [[ -f ${ROOT}${UNIT_DIR}/gravebox.service.d/mqtt.conf ]]; then
+        remove_file "${UNIT_DIR}/gravebox.service.d/mqtt.conf"
+        SERVICE_CHANGED=yes
+    fi
     run modprobe i2c-dev
     if [[ ${UDEV_CHANGED} == yes ]]; then
         run udevadm control --reload
@@ -526,6 +540,8 @@ uninstall_box() {
         if [[ ${KNOWN} == yes ]]; then run systemctl disable --now "${unit}"; fi
         remove_file "${UNIT_DIR}/${unit}"
     done
+    remove_file "${UNIT_DIR}/gravebox.service.d/mqtt.conf"
+    rmdir "${ROOT}${UNIT_DIR}/gravebox.service.d" 2>/dev/null || true # kept when it holds the owner's drop-ins
     run systemctl daemon-reload
     remove_file /etc/udev/rules.d/99-gravebox.rules
     remove_file /etc/polkit-1/rules.d/50-gravebox.rules

@@ -31,6 +31,8 @@ from box.tagtransfer import Transfers
 from box.tools import DiceCup
 
 if TYPE_CHECKING:
+    from box.config import MqttConfig
+    from box.mqtt import MqttPublisher
     from box.ports.nfc.simchip import SimChips
 
 JOURNAL_FILE = "journal.db"
@@ -51,6 +53,7 @@ class App:
     loop: BoxLoop
     transfers: Transfers
     owns_bus: bool = True  # False: the caller's bus, which outlives this box (the simulator's power cuts)
+    mqtt: MqttPublisher | None = None  # the events to an MQTT broker, when the settings ask for it
 
     def close(self) -> None:
         self.loop.close()
@@ -58,6 +61,8 @@ class App:
         self.journal.close()
         if self.owns_bus:
             self.box.bus.close()
+            if self.mqtt is not None:
+                self.mqtt.close()
 
 
 def load_tags(
@@ -87,6 +92,7 @@ def assemble(
     parts: Parts | None = None,
     inbox: queue.SimpleQueue[Any] | None = None,
     bus: EventBus | None = None,
+    mqtt: MqttConfig | None = None,
 ) -> App:
     """Open everything a box needs; raises HardwareError for a part that cannot be opened.
 
@@ -95,7 +101,8 @@ def assemble(
     box runs that screen instead of the menu, on a journal in memory: a tool plays no game.
     `chips`: the simulator's chips, for simulated readers (kept across its power cuts).
     `parts`: parts already opened (a bench's, a test's), posting into `inbox`; `bus`: the event
-    bus the box publishes on (a new one by default).
+    bus the box publishes on (a new one by default). `mqtt`: the events also go to this broker
+    (box/mqtt.py; one publisher a bus, started with it).
     """
     inbox = inbox if inbox is not None else queue.SimpleQueue()
     if parts is None:
@@ -123,6 +130,11 @@ def assemble(
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
             bus.subscribe("history", History(state_dir / HISTORY_FILE))
+        publisher = None
+        if mqtt is not None and root is None:  # paho is imported only here, only when the settings ask for it
+            from box.mqtt import attach, publisher_on
+
+            publisher = publisher_on(bus) or attach(bus, mqtt)
         box = Box(
             journal,
             tags,
@@ -142,7 +154,9 @@ def assemble(
         if journal is not None:
             journal.close()
         raise
-    return App(inbox, parts, journal, box, BoxLoop(box, parts, clock, inbox), transfers, owns_bus=owns_bus)
+    loop = BoxLoop(box, parts, clock, inbox)
+    loop.mqtt_status = publisher.status if publisher is not None else None
+    return App(inbox, parts, journal, box, loop, transfers, owns_bus=owns_bus, mqtt=publisher)
 
 
 def open_sticks(state_dir: Path | None, simulated: bool) -> tuple[Sticks | None, str]:

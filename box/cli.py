@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # for the annotations only: the commands import what they use
     import threading
 
     from box.app import App
-    from box.config import Config
+    from box.config import Config, MqttConfig
     from box.control import ControlServer
     from box.pinmap import DisplayWiring, PinMap
     from box.service import Settings
@@ -65,12 +65,14 @@ def add_options(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "run":
         parser.add_argument("--fake", action="store_true", help="run on simulated parts even on a Pi")
         parser.add_argument("--pinmap", type=Path, help="pin map file (default wiring/pinmap.toml)")
+        parser.add_argument("--mqtt", metavar="HOST:PORT", help="publish the events to this MQTT broker (docs/mqtt.md)")
     elif command == "sim":
         parser.add_argument("--script", type=Path, help="play this script of physical inputs on virtual time")
         parser.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
         parser.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
         parser.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
         parser.add_argument("--web", metavar="HOST:PORT", help="serve the phone page beside the simulator")
+        parser.add_argument("--mqtt", metavar="HOST:PORT", help="publish the events to this MQTT broker (docs/mqtt.md)")
     elif command == "selftest":  # these three's options come with their modules: imported only when used
         from box.commands.selftest import add_arguments
 
@@ -141,6 +143,20 @@ def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast)
 
 
+def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:
+    """The broker the events go to: `--mqtt HOST:PORT` (over the settings' [mqtt]), else the settings'."""
+    from box.config import mqtt_broker
+    from box.errors import FileProblem
+
+    address = getattr(args, "mqtt", None)
+    if address is None:
+        return config.mqtt
+    try:
+        return mqtt_broker(address, config.mqtt)
+    except ValueError as problem:
+        raise FileProblem("--mqtt", str(problem).removeprefix("--mqtt: ")) from None
+
+
 def writable_outputs(args: argparse.Namespace) -> None:
     """`--state-out` and `--frames` must be writable before a script runs, not found unwritable after."""
     from box.errors import FileProblem
@@ -199,7 +215,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
                 config, settings = settings_from(args)
                 pinmap = load_pinmap(getattr(args, "pinmap", None) or config.pinmap or default_pinmap())
                 state_dir = enter_state_directory(args.state_dir or state_directory(simulated=simulated))
-                app = assemble(pinmap, time.monotonic, settings, state_dir, simulated)
+                app = assemble(pinmap, time.monotonic, settings, state_dir, simulated, mqtt=mqtt_from(args, config))
                 break
             except HardwareError as problem:
                 print(f"gravebox: {problem}", file=sys.stderr)
@@ -293,7 +309,8 @@ def power_off() -> None:
 
 def simulate(args: argparse.Namespace) -> int:
     """`gravebox sim`: a script on virtual time, or the terminal simulator; `--web`: the page beside."""
-    _, settings = settings_from(args)
+    config, settings = settings_from(args)
+    mqtt = mqtt_from(args, config)
     beside = None
     if getattr(args, "web", None):
         from box.web.thread import Beside
@@ -304,13 +321,13 @@ def simulate(args: argparse.Namespace) -> int:
             print(f"gravebox: {problem}", file=sys.stderr)
             return EXIT_BAD_FILE
     try:
-        return simulate_with(args, settings, beside)
+        return simulate_with(args, settings, beside, mqtt)
     finally:
         if beside is not None:
             beside.stop()
 
 
-def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside | None) -> int:
+def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside | None, mqtt: MqttConfig | None) -> int:
     import json
     import tempfile
 
@@ -337,7 +354,7 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
         state_dir = args.state_dir or Path(scratch)
         control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
         try:
-            world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames, control)
+            world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames, control, mqtt)
         except ScriptError as problem:
             print(f"gravebox: {problem}", file=sys.stderr)
             return 1
@@ -354,6 +371,14 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
         if beside is not None:
             beside.wait(f"the phone page shows the final state on {beside.url}")
         world.close()
+        if mqtt is not None:  # the script's events reach the broker, then the box says goodbye
+            from box.mqtt import publisher_on
+
+            publisher = publisher_on(world.bus)
+            world.bus.flush()
+            if publisher is not None:
+                publisher.close()
+                print(publisher.status())
     return 0
 
 

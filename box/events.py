@@ -2,7 +2,7 @@
 
 The Box and the games publish typed events on one `EventBus`, owned by the loop: a game
 started, an action accepted, a turn passed, an undo, the dice, a column completed, a lap, a
-bust, a whack, the shot timer, a game over, a reader gone or back, the storage failing and
+bust, a whack, the shot timer, where a game stands, a game over, a reader gone or back, the storage failing and
 working again. A subscriber is a function of one event and one line of registration:
 
 >>> bus = EventBus()
@@ -136,6 +136,15 @@ class GameOver(NamedTuple):
     actions: int
 
 
+class Standing(NamedTuple):
+    """Where a game stands after an action that changed it, or an undo: whose turn, and each
+    player's figures (as the game declares them). It comes before a `GameOver` or an `Undone`."""
+
+    game: str
+    current_player: str | None
+    figures: Mapping[str, Mapping[str, int | float]]
+
+
 class GameLeft(NamedTuple):
     """The game in play was closed: finished, or `abandoned` before its end."""
 
@@ -163,7 +172,7 @@ class StorageBack(NamedTuple):
 
 Event = (
     GameStarted | ActionAccepted | TurnPassed | Undone | DiceRolled | ColumnCompleted | LapCompleted | Bust
-    | Whack | TimerDone | ChugTimed | GameOver | GameLeft | ReaderChanged | StorageFailed | StorageBack
+    | Whack | TimerDone | ChugTimed | Standing | GameOver | GameLeft | ReaderChanged | StorageFailed | StorageBack
 )
 
 

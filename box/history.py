@@ -58,7 +58,9 @@ class History:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, GameOver):
-            declared = tuple(vars(figure) for figure in rules_for(event.game).figures)
+            declared = tuple(
+                {"key": figure.key, "label": figure.label, "adds": figure.adds} for figure in rules_for(event.game).figures
+            )
             figures = {player: dict(row) for player, row in event.figures.items()}
             append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
                                      self.clock(), event.actions, declared))

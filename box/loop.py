@@ -64,6 +64,7 @@ class BoxLoop:
         self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
+        self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
 
     def attach_control(self, control: ControlServer) -> None:
         """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox),
@@ -107,6 +108,7 @@ class BoxLoop:
                 "subscribers": self.box.bus.stats(),
                 "set_aside": self.box.set_aside,
                 "undo": self.undo_label(),
+                "mqtt": self.mqtt_status() if self.mqtt_status is not None else None,
             }
             self.control.publish({**self.box.dump(now), **health})  # sent when changed
         self.passes += 1

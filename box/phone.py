@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from box.control import ControlCommand
 from box.errors import FileProblem
-from box.events import Event, as_json
+from box.events import Event, Standing, as_json
 from box.games.base import View
 from box.messages import Refused
 from box.roster import PLAYER, ROSTER_FILE, Roster, player_name
@@ -284,5 +284,7 @@ class PhoneLink:
         self.recent: deque[dict[str, Any]] = deque(maxlen=self.KEPT)
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, Standing):  # the page has the whole state: a standing would crowd out the moments
+            return
         self.recent.append(as_json(event))
         self.wake()

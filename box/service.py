@@ -37,15 +37,13 @@ from box.control import ControlCommand
 from box.dice import DiceTray
 from box.errors import FileProblem
 from box.events import (
-    ActionAccepted,
     Event,
     EventBus,
-    GameOver,
     StorageBack,
     StorageFailed,
-    TurnPassed,
     Undone,
 )
+from box.game_events import game_events, standing
 from box.game_screen import GameScreen
 from box.games.base import Chug, Countdown, Step, View
 from box.identify import CardIdentifier
@@ -346,6 +344,7 @@ class Box:
             return
         self.say("Undone", now)
         self.play(Sound.CLICK)
+        self.publish(standing(session))
         self.publish(Undone(session.record.name, label or ""))
 
     def open_box_menu(self) -> None:
@@ -428,19 +427,3 @@ class Box:
         data["display"] = self.care.state()
         data["sound"] = self.sound.dump()
         return data
-
-
-def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
-    """What an accepted step did, as events: the action, the game's own moments, the turn, the end."""
-    game, rules, state = session.record.name, session.rules, session.state
-    after = rules.dump(state)
-    events: list[Event] = [ActionAccepted(game, session.last_action() or "", before.get("current_player"))]
-    events += rules.events(session.before, state) if session.before is not None else ()
-    player = after.get("current_player")
-    if player is not None and player != before.get("current_player"):
-        events.append(TurnPassed(game, player))
-    if after.get("over") and not before.get("over"):
-        winners = tuple(after.get("winners", ()))
-        figures = rules.figures_of(state)
-        events.append(GameOver(game, rules.title, session.players, winners, figures, session.record.id, session.count))
-    return events

@@ -367,7 +367,7 @@ def test_every_unit_file_and_the_web_extra_are_installed(tmp_path: Path) -> None
     root = make_pi(tmp_path / "card", "pi5")
     out = ok(repo / "install.sh", "--root", root)
     assert (root / "etc/systemd/system/gravebox-web.service").read_text() == web_unit
-    assert f"would run: /opt/gravebox/venv/bin/pip install --only-binary=lgpio {repo}[pi,web]" in out
+    assert f"would run: /opt/gravebox/venv/bin/pip install --only-binary=lgpio {repo}[pi,web,mqtt]" in out
     assert "would run: systemctl enable gravebox.service gravebox-web.service" in out.splitlines()
 
     # The unit goes on uninstall, even once the repository no longer ships it.

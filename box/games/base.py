@@ -187,6 +187,7 @@ class Figure:
     key: str
     label: str
     adds: Adds = "sum"
+    fewest_lead: bool = False  # in play, who has the fewest leads (penalties), not the most (the home's leader)
 
     def add(self, total: int, value: int) -> int:
         """`total` so far with one more game's `value`."""

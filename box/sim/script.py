@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from box.config import MqttConfig
 from box.control import ControlServer
 from box.sim.world import SimulatedBox
 from box.words import BUTTONS
@@ -268,6 +269,7 @@ def run_script(
     seed: int | None = None,
     frames_dir: Path | None = None,
     control: ControlServer | None = None,
+    mqtt: MqttConfig | None = None,
 ) -> tuple[SimulatedBox, ScriptRunner]:
     """Parse and play a script file; raise ScriptError on a bad line or a failed expect.
 
@@ -280,7 +282,9 @@ def run_script(
     except OSError as problem:
         raise ScriptError(str(path), 0, f"cannot read the script: {problem.strerror}") from None
     commands = parse_script(text, str(path))
-    world = SimulatedBox(state_dir=state_dir, decks_dir=decks_dir, seed=seed, frames_dir=frames_dir, control=control)
+    world = SimulatedBox(
+        state_dir=state_dir, decks_dir=decks_dir, seed=seed, frames_dir=frames_dir, control=control, mqtt=mqtt
+    )
     runner = ScriptRunner(world, str(path))
     runner.run(commands)
     return world, runner

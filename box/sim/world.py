@@ -18,6 +18,7 @@ from typing import Any
 
 from box.app import assemble
 from box.cards import Deck, find_card
+from box.config import MqttConfig
 from box.control import ControlServer
 from box.events import EventBus
 from box.games import load_decks
@@ -57,6 +58,7 @@ class SimulatedBox:
     root: Callable[[TagMap], Screen] | None = None
     control: ControlServer | None = None  # the phone page's socket (`gravebox sim --web`), kept across restarts
     bus: EventBus = field(default_factory=EventBus)  # the box's events: subscribers stay across restarts
+    mqtt: MqttConfig | None = None  # the events also to this broker (`gravebox sim --mqtt`), across restarts too
     frames_saved: int = 0
     pushes: int = 0
     polling_until: dict[str, float] = field(default_factory=dict)
@@ -95,6 +97,7 @@ class SimulatedBox:
             root=self.root,
             chips=self.chips,
             bus=self.bus,
+            mqtt=self.mqtt,
         )
         self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
         self.transfers = app.transfers

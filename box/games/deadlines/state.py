@@ -42,7 +42,7 @@ OPTIONS = (
         help="A special card's reward: drop a penalty or give one (one), or drop one and give one (both).",
     ),
 )
-FIGURES = (Figure("penalties", "penalties"),)
+FIGURES = (Figure("penalties", "penalties", fewest_lead=True),)
 PHONE = Phone("columns", counts=(Shown("penalties", "penalties"),), marks=(Shown("eliminated", "out"),))
 
 

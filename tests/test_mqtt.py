@@ -1,0 +1,358 @@
+"""The box's events on a real MQTT broker: Debian's mosquitto on a loopback port (./run-tests
+installs it with scripts/mosquitto.sh; these tests skip only where it is not installed)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pwd
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from box.cli import main
+from box.config import MqttConfig, load_config
+from box.events import DiceRolled, GameOver, GameStarted, StorageFailed
+from box.mqtt import TRIGGERS, MqttPublisher, discovery, publisher_on
+from box.sim.script import ScriptRunner, parse_script
+from box.sim.world import SimulatedBox
+
+mqtt = pytest.importorskip("paho.mqtt.client")
+
+MOSQUITTO, PASSWD = Path("/usr/sbin/mosquitto"), Path("/usr/bin/mosquitto_passwd")
+SCENARIOS = Path(__file__).parent / "scenarios"
+LAPS = SCENARIOS / "deck-of-death" / "laps-and-start.script"
+WAIT = 15.0  # seconds any network condition may take, at most
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Broker:
+    """mosquitto in the foreground on a loopback port; `stop` and `start` again keep the port."""
+
+    def __init__(self, folder: Path, users: dict[str, str] | None = None):
+        self.port, self.folder = free_port(), folder
+        lines = [f"listener {self.port} 127.0.0.1", "persistence false", "log_dest stderr", "log_type all"]
+        lines.append(f"user {pwd.getpwuid(os.getuid()).pw_name}")  # as root it would become "mosquitto"
+        if users:
+            passwords = folder / "passwords"
+            passwords.write_text("".join(f"{user}:{word}\n" for user, word in users.items()))
+            subprocess.run([str(PASSWD), "-U", str(passwords)], check=True, capture_output=True, timeout=WAIT)
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        self.config = folder / "mosquitto.conf"
+        self.config.write_text("\n".join(lines) + "\n")
+        self.process: subprocess.Popen[str] | None = None
+        self.log: list[str] = []
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([str(MOSQUITTO), "-c", str(self.config)], stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        ready = threading.Event()
+
+        def read(stream: object) -> None:
+            for line in stream:  # type: ignore[attr-defined]
+                self.log.append(line)
+                if " running" in line:  # "mosquitto version ... running": the listener is open
+                    ready.set()
+
+        threading.Thread(target=read, args=(self.process.stdout,), daemon=True).start()
+        assert ready.wait(WAIT), "".join(self.log)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(WAIT)
+            self.process = None
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    if not MOSQUITTO.exists():
+        pytest.skip("mosquitto is not installed (scripts/mosquitto.sh installs it)")
+    running = Broker(tmp_path_factory.mktemp("broker"))
+    running.start()
+    yield running
+    running.stop()
+
+
+class Watcher:
+    """A client following `topic` on the broker: every message kept, waited for with a bound."""
+
+    def __init__(self, port: int, topic: str = "#", **credentials: str):
+        self.messages: list[tuple[str, str, bool]] = []  # topic, payload, retained
+        self.changed = threading.Condition()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        if credentials:
+            self.client.username_pw_set(credentials["username"], credentials["password"])
+        subscribed = threading.Event()
+        self.client.on_message = self.received
+        self.client.on_subscribe = lambda *_: subscribed.set()
+        self.client.on_connect = lambda client, *_: client.subscribe(topic, qos=1)
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        assert subscribed.wait(WAIT)
+
+    def received(self, client: object, userdata: object, message: mqtt.MQTTMessage) -> None:
+        with self.changed:
+            self.messages.append((message.topic, message.payload.decode(), bool(message.retain)))
+            self.changed.notify_all()
+
+    def wait_for(self, found: Callable[[list[tuple[str, str, bool]]], bool]) -> list[tuple[str, str, bool]]:
+        with self.changed:
+            assert self.changed.wait_for(lambda: found(self.messages), WAIT), self.messages[-5:]
+            return list(self.messages)
+
+    def last(self, topic: str) -> str | None:
+        with self.changed:
+            return next((payload for seen, payload, _ in reversed(self.messages) if seen == topic), None)
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def settings(port: int, base: str, **more: object) -> MqttConfig:
+    return MqttConfig("127.0.0.1", port, base_topic=base, **more)  # type: ignore[arg-type]
+
+
+def play(world: SimulatedBox, path: Path, lines: slice = slice(None)) -> None:
+    text = "\n".join(path.read_text().splitlines()[lines])
+    ScriptRunner(world, str(path)).run(parse_script(text, str(path)))
+    assert world.bus.flush()
+
+
+def test_a_scripted_game_in_the_simulator_publishes_the_documented_topics(
+    broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[mqtt]\nhost = "nowhere.invalid"\nbase_topic = "test/sim"\n', encoding="utf-8")
+    watcher = Watcher(broker.port, "test/sim/#")
+    # --mqtt overrides the settings' broker and keeps the rest (the base topic)
+    argv = ["sim", "--script", str(LAPS), "--config", str(config), "--seed", "1", "--mqtt", f"127.0.0.1:{broker.port}"]
+    assert main(argv) == 0
+    assert "MQTT: connected to 127.0.0.1:" in capsys.readouterr().out
+    seen = watcher.wait_for(lambda seen: ("test/sim/availability", "offline", False) in seen)
+    topics = [topic for topic, _, _ in seen]
+    assert topics[0] == "test/sim/availability" and watcher.messages[0][1] == "online"
+    for name in ("game-started", "action-accepted", "turn-passed", "lap-completed", "dice-rolled"):
+        assert f"test/sim/event/{name}" in topics
+    lap = json.loads(watcher.last("test/sim/event/lap-completed") or "")
+    assert lap["event_type"] == "lap-completed" and lap["game"] == "deck-of-death" and lap["lap"] == 1
+    assert not any(retained for _, _, retained in seen)  # a live follower gets the retained ones as news
+    state = json.loads(watcher.last("test/sim/state") or "")
+    assert state["game"] == "deck-of-death" and state["players"] == ["Ann", "Bob"]
+    assert state["figures"]["Ann"]["laps"] == 1 and state["dice"] is not None and state["current_player"] in ("Ann", "Bob")
+    watcher.stop()
+
+    later = Watcher(broker.port, "test/sim/#")  # who comes later gets the state and availability retained
+    kept = later.wait_for(lambda seen: {"test/sim/state", "test/sim/availability"} <= {t for t, _, _ in seen})
+    assert all(retained for _, _, retained in kept)
+    assert json.loads(later.last("test/sim/state") or "") == state and later.last("test/sim/availability") == "offline"
+    later.stop()
+
+
+# What Home Assistant's MQTT integration documents for each discovered component: required keys,
+# and the keys it accepts (a key outside these is refused by its schema).
+COMMON = {"name", "unique_id", "device", "origin", "icon", "availability_topic", "payload_available",
+          "payload_not_available", "qos", "object_id", "entity_category", "enabled_by_default"}
+SCHEMA = {
+    "sensor": ({"state_topic"}, COMMON | {"state_topic", "value_template", "json_attributes_topic",
+                                         "json_attributes_template", "unit_of_measurement", "device_class",
+                                         "state_class", "expire_after", "force_update"}),
+    "event": ({"state_topic", "event_types"}, COMMON | {"state_topic", "event_types", "value_template",
+                                                     "json_attributes_topic", "json_attributes_template",
+                                                     "device_class"}),
+    "device_automation": ({"automation_type", "topic", "type", "subtype", "device"},
+                          {"automation_type", "topic", "type", "subtype", "device", "payload", "qos",
+                           "value_template", "origin"}),
+}
+DEVICE_KEYS = {"identifiers", "connections", "name", "model", "manufacturer", "sw_version", "hw_version",
+               "suggested_area", "via_device", "configuration_url"}
+
+
+def test_discovery_configs_follow_home_assistants_documented_schema(broker: Broker) -> None:
+    configs = discovery(settings(broker.port, "test/ha"), "1.2.3")
+    components: dict[str, int] = {}
+    pairs = set()
+    for topic, config in configs.items():
+        prefix, component, node, object_id, last = topic.split("/")
+        assert (prefix, node, last) == ("homeassistant", "test_ha", "config") and object_id.isidentifier()
+        required, allowed = SCHEMA[component]
+        assert required <= set(config) <= allowed, topic
+        assert set(config["device"]) <= DEVICE_KEYS and config["device"]["identifiers"] == ["test_ha"]
+        assert config["device"]["sw_version"] == "1.2.3"
+        if component == "device_automation":
+            assert config["automation_type"] == "trigger"
+            pairs.add((config["type"], config["subtype"]))
+        else:
+            assert config["availability_topic"] == "test/ha/availability" and config["unique_id"].startswith("test_ha_")
+        if component == "event":
+            assert config["state_topic"] == f"test/ha/event/{config['event_types'][0]}"
+        components[component] = components.get(component, 0) + 1
+    assert components == {"sensor": 5, "event": len(TRIGGERS), "device_automation": len(TRIGGERS)}
+    assert len(pairs) == len(TRIGGERS)  # (type, subtype) unique per device
+    assert len({c["unique_id"] for c in configs.values() if "unique_id" in c}) == 5 + len(TRIGGERS)
+
+    publisher = MqttPublisher(settings(broker.port, "test/ha")).start()  # and the broker gets them, retained
+    watcher = Watcher(broker.port, "homeassistant/+/test_ha/#")
+    seen = watcher.wait_for(lambda seen: len(seen) >= len(configs))
+    assert {topic: json.loads(payload) for topic, payload, _ in seen} == json.loads(
+        json.dumps(discovery(settings(broker.port, "test/ha"), publisher.version))
+    )
+    watcher.stop()
+    publisher.close()
+
+
+def test_the_last_will_tells_the_house_the_box_is_gone(broker: Broker, tmp_path: Path) -> None:
+    program = f"""
+import sys, threading
+from box.config import MqttConfig
+from box.mqtt import MqttPublisher
+publisher = MqttPublisher(MqttConfig("127.0.0.1", {broker.port}, base_topic="test/will")).start()
+assert publisher.wait(lambda p: p.connected, 15)
+print("up", flush=True)
+threading.Event().wait(60)
+"""
+    watcher = Watcher(broker.port, "test/will/availability")
+    box = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True,
+                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    try:
+        assert box.stdout is not None and box.stdout.readline().strip() == "up"
+        watcher.wait_for(lambda seen: ("test/will/availability", "online", False) in seen)
+        box.send_signal(signal.SIGKILL)  # a power cut: no goodbye
+        watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "offline"))
+    finally:
+        box.kill()
+        box.wait(WAIT)
+        watcher.stop()
+
+
+def test_a_broker_restart_in_the_middle_of_a_game(tmp_path: Path) -> None:
+    if not MOSQUITTO.exists():
+        pytest.skip("mosquitto is not installed (scripts/mosquitto.sh installs it)")
+    broker = Broker(tmp_path)
+    broker.start()
+    world = SimulatedBox(tmp_path / "state", decks_dir=SCENARIOS / "dead-set" / "decks",
+                         mqtt=settings(broker.port, "test/restart"))
+    publisher = publisher_on(world.bus)
+    try:
+        assert publisher is not None and publisher.wait(lambda p: p.connected, WAIT)
+        world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
+        assert world.bus.flush()
+        watcher = Watcher(broker.port, "test/restart/state")
+        watcher.wait_for(lambda seen: bool(seen) and '"game":"dead-set"' in seen[-1][1])
+        watcher.stop()
+
+        broker.stop()  # the broker goes away mid-game: the box plays on, the status says so
+        assert publisher.wait(lambda p: not p.connected and "trying again" in p.line, WAIT)
+        world.box.card_placed("left", world.uid_for("ds70"), world.now)
+        world.box.publish(DiceRolled((2, 3), game=None))
+        assert world.bus.flush() and world.bus.stats()["mqtt"]["dropped"] == 0
+        assert "trying again" in world.loop.mqtt_status()  # type: ignore[misc]  # the Box page's line
+
+        broker.start()  # back: paho reconnects with its backoff; the state is the newest
+        assert publisher.wait(lambda p: p.connections == 2, WAIT)
+        watcher = Watcher(broker.port, "test/restart/state")
+        seen = watcher.wait_for(lambda seen: bool(seen))
+        state = json.loads(seen[-1][1])
+        assert state["game"] == "dead-set" and state["dice"] == [2, 3] and state["actions"] == 1
+        assert "connected" in publisher.status()
+        watcher.stop()
+    finally:
+        world.close()
+        if publisher is not None:
+            publisher.close()
+        broker.stop()
+
+
+def test_a_user_and_password_and_never_the_password_in_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    if not MOSQUITTO.exists() or not PASSWD.exists():
+        pytest.skip("mosquitto is not installed (scripts/mosquitto.sh installs it)")
+    broker = Broker(tmp_path, users={"box": "c0ffin-lid", "house": "h0use"})
+    broker.start()
+    secret = tmp_path / "mqtt-password"
+    secret.write_text("c0ffin-lid\n")
+    secret.chmod(0o640)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\nusername = "box"\n'
+                      f'password_file = "{secret}"\nbase_topic = "test/auth"\n', encoding="utf-8")
+    caplog.set_level(logging.DEBUG)
+    wrong = MqttPublisher(settings(broker.port, "test/wrong", username="box", password="guess"))
+    good = None
+    try:
+        wrong.start()
+        assert wrong.wait(lambda p: "refused" in p.line, WAIT)
+        assert "Not authorized" in wrong.status() and not wrong.connected
+        loaded = load_config(config).mqtt
+        assert loaded is not None and "c0ffin" not in repr(loaded)
+        good = MqttPublisher(loaded).start()
+        watcher = Watcher(broker.port, "test/auth/#", username="house", password="h0use")
+        assert good.wait(lambda p: p.connected, WAIT)
+        good(GameStarted("dead-set", "Dead Set", {}, ("Ann", "Bob"), 1))
+        watcher.wait_for(lambda seen: any(topic == "test/auth/event/game-started" for topic, _, _ in seen))
+        watcher.stop()
+    finally:
+        wrong.close(timeout=0)
+        if good is not None:
+            good.close()
+        broker.stop()
+    assert caplog.records and not any("c0ffin" in record.getMessage() or "guess" in record.getMessage()
+                                      for record in caplog.records)
+
+
+def test_events_wait_for_an_absent_broker_up_to_a_bound_and_the_drops_are_counted() -> None:
+    publisher = MqttPublisher(settings(free_port(), "test/absent"), pending_limit=3).start()  # nobody listens there
+    try:
+        assert publisher.wait(lambda p: "cannot reach the broker" in p.line, WAIT)
+        for number in range(5):
+            publisher(StorageFailed(f"fault {number}"))
+        assert publisher.dropped == 2 and [json.loads(p)["reason"] for _, p in publisher.pending] == [
+            "fault 2", "fault 3", "fault 4"]
+        assert publisher.status().endswith("(2 events dropped while it was away)")
+        assert publisher.reading.document()["storage"] == "fault 4"
+    finally:
+        publisher.close(timeout=0)
+
+
+def test_the_retained_state_follows_the_game() -> None:
+    publisher = MqttPublisher(settings(1, "test/state"))  # never started: the read model alone
+    publisher(GameStarted("dead-set", "Dead Set", {}, ("Ann", "Bob"), 3))
+    publisher(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Bob",), {"Bob": {"celebrities": 13}}, 3, 40))
+    state = publisher.reading.document()
+    assert (state["over"], state["winners"], state["leader"], state["actions"]) == (True, ["Bob"], ["Bob"], 40)
+
+
+STARTS = """
+import sys, tempfile, time
+from pathlib import Path
+from box.app import assemble
+from box.pinmap import load_pinmap
+from box.service import Settings
+app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True)
+app.loop.process(time.monotonic())
+print(" ".join(sorted(sys.modules)))
+app.close()
+"""
+
+
+def test_with_mqtt_off_the_box_loads_nothing_of_it() -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    run = subprocess.run([sys.executable, "-c", STARTS], env=env, capture_output=True, text=True, check=True,
+                         timeout=60)
+    modules = set(run.stdout.split())
+    assert "box.app" in modules and not {"box.mqtt", "paho", "paho.mqtt.client", "ssl"} & modules

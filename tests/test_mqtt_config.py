@@ -1,0 +1,72 @@
+"""The settings' [mqtt] table: off unless there, each mistake one line with file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from box.cli import main
+from box.config import load_config
+from box.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def test_mqtt_is_off_unless_configured_and_defaults_follow_the_issue(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, '[box]\nnames = ["Ann"]\n')).mqtt is None
+    mqtt = load_config(write(tmp_path, '[mqtt]\nhost = "broker.home"\n')).mqtt
+    assert mqtt is not None and (mqtt.address, mqtt.discovery, mqtt.discovery_prefix) == ("broker.home:1883", True, "homeassistant")
+    assert mqtt.base_topic.startswith("gravebox/") and mqtt.username is None and mqtt.password is None
+    ca = tmp_path / "ca.pem"
+    ca.write_text("not checked here\n")
+    tls = load_config(write(tmp_path, f'[mqtt]\nhost = "b"\nca_file = "{ca}"\nbase_topic = "home/box/"\n')).mqtt
+    assert tls is not None and tls.port == 8883 and tls.ca_file == ca and tls.base_topic == "home/box"
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("[mqtt]\nport = 1883\n", ["config.toml", "mqtt.mqtt", "host"]),
+        ('[mqtt]\nhost = "b"\nport = 70000\n', ["config.toml:3:", "mqtt.port", "1..65535"]),
+        ('[mqtt]\nhost = "b"\nbase_topic = "a/#"\n', ["config.toml:3:", "mqtt.base_topic", "no +, #"]),
+        ('[mqtt]\nhost = "b"\ndiscovery = "yes"\n', ["config.toml:3:", "mqtt.discovery", "true or false"]),
+        ('[mqtt]\nhost = "b"\npasword_file = "x"\n', ["config.toml:3:", "mqtt.pasword_file", "unknown setting"]),
+        ('[mqtt]\nhost = "b"\nca_file = "/nonexistent.pem"\n', ["config.toml:3:", "mqtt.ca_file", "no such file"]),
+        ('[mqtt]\nhost = "b"\npassword_file = "/nonexistent"\n', ["config.toml:3:", "mqtt.password_file", "no such"]),
+        ("mqtt = 1\n", ["config.toml:1:", "mqtt must be a section"]),
+    ],
+)
+def test_a_bad_mqtt_setting_is_one_line(tmp_path: Path, text: str, parts: list[str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, text))
+    message = str(caught.value)
+    assert "\n" not in message and all(part in message for part in parts), message
+
+
+def test_a_password_file_others_may_read_is_refused_and_the_password_never_shown(tmp_path: Path) -> None:
+    secret = tmp_path / "password"
+    secret.write_text("c0ffin-lid\n")
+    config = write(tmp_path, f'[mqtt]\nhost = "b"\nusername = "box"\npassword_file = "{secret}"\n')
+    secret.chmod(0o644)
+    with pytest.raises(ConfigError, match=r"config.toml:4: mqtt.password_file: .*others may read it") as caught:
+        load_config(config)
+    assert "c0ffin" not in str(caught.value)
+    secret.chmod(0o600)
+    mqtt = load_config(config).mqtt
+    assert mqtt is not None and mqtt.password == "c0ffin-lid" and "c0ffin" not in repr(mqtt)
+    secret.unlink()
+    secret.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ConfigError, match=r"mqtt\.password_file"):
+        load_config(config)
+
+
+def test_a_bad_mqtt_option_on_the_command_line_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    script = Path(__file__).parent / "scenarios" / "deck-of-death" / "laps-and-start.script"
+    assert main(["sim", "--script", str(script), "--config", "/nonexistent.toml", "--mqtt", "no-port"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("gravebox: --mqtt: must be HOST:PORT")
