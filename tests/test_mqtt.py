@@ -1,5 +1,5 @@
 """The box's events on a real MQTT broker: Debian's mosquitto on a loopback port (./run-tests
-installs it with scripts/mosquitto.sh; these tests skip only where it is not installed)."""
+installs it with scripts/test-packages.sh; these tests skip only where it is not installed)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Broker:
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     if not MOSQUITTO.exists():
-        pytest.skip("mosquitto is not installed (scripts/mosquitto.sh installs it)")
+        pytest.skip("mosquitto is not installed (scripts/test-packages.sh installs it)")
     running = Broker(tmp_path_factory.mktemp("broker"))
     running.start()
     yield running
@@ -242,7 +242,7 @@ threading.Event().wait(60)
 
 def test_a_broker_restart_in_the_middle_of_a_game(tmp_path: Path) -> None:
     if not MOSQUITTO.exists():
-        pytest.skip("mosquitto is not installed (scripts/mosquitto.sh installs it)")
+        pytest.skip("mosquitto is not installed (scripts/test-packages.sh installs it)")
     broker = Broker(tmp_path)
     broker.start()
     world = SimulatedBox(tmp_path / "state", decks_dir=SCENARIOS / "dead-set" / "decks",
@@ -282,7 +282,7 @@ def test_a_user_and_password_and_never_the_password_in_the_log(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     if not MOSQUITTO.exists() or not PASSWD.exists():
-        pytest.skip("mosquitto is not installed (scripts/mosquitto.sh installs it)")
+        pytest.skip("mosquitto is not installed (scripts/test-packages.sh installs it)")
     broker = Broker(tmp_path, users={"box": "c0ffin-lid", "house": "h0use"})
     broker.start()
     secret = tmp_path / "mqtt-password"
