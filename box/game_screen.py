@@ -95,9 +95,9 @@ def over_view(view: View) -> View:
     """A game-over screen says how to leave it; the game's last word moves up a line for the hint.
 
     >>> over_view(View("Game over", ("Ann wins!",), notice="Fewest penalties"))
-    View(title='Game over', lines=('Ann wins!', 'Fewest penalties'), cursor=None, dice=None, notice='hold OK: menu', big='')
+    View(title='Game over', lines=('Ann wins!', 'Fewest penalties'), cursor=None, dice=None, notice='hold OK: menu', big='', scrolling=(1,))
     """
-    lines = view.lines
+    lines, scrolling = view.lines, view.scrolling
     if view.notice and len(lines) < TEXT_LINES and view.notice not in lines:
-        lines = (*lines, view.notice)
-    return replace(view, lines=lines, notice=GAME_OVER_HINT)
+        lines, scrolling = (*lines, view.notice), (*scrolling, len(lines))  # free text: it scrolls if it must
+    return replace(view, lines=lines, notice=GAME_OVER_HINT, scrolling=scrolling)

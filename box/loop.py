@@ -53,7 +53,7 @@ class BoxLoop:
         self.detector = PressDetector()
         self.last_view: View | None = None
         self.shown_at = 0.0  # when last_view went up: the clock of its selected line's marquee
-        self.scrolled = 0  # where that marquee stood in the last frame pushed
+        self.scrolled: tuple[int, ...] = ()  # where its marquees stood in the last frame pushed
         self.renders = 0
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
@@ -164,24 +164,22 @@ class BoxLoop:
             return
         view = self.box.screen(now)
         if view != self.last_view:
-            self.last_view, self.shown_at, self.scrolled = view, now, 0
+            self.last_view, self.shown_at, self.scrolled = view, now, ()
             self.renders += 1
             self.parts.pusher.submit(render(view))
             return
         scrolled = self.marquee(view, now)
-        if scrolled != self.scrolled:  # the selected line moved on by a character
+        if scrolled != self.scrolled:  # a scrolling line moved on by a character
             self.scrolled = scrolled
             self.renders += 1
             self.parts.pusher.submit(render(view, now - self.shown_at))
 
-    def marquee(self, view: View, now: float) -> int:
-        """How far the selected line has scrolled; it rests at its start while the screen is dimmed or dark."""
-        from box.screens import marquee_start, selected_line
+    def marquee(self, view: View, now: float) -> tuple[int, ...]:
+        """How far each scrolling text has scrolled; they rest at their start while the screen is dimmed or dark."""
+        from box.screens import marquee_starts
 
-        line = selected_line(view)
-        if line is None or self.box.care.dimmed or self.box.care.blank:
-            return 0
-        return marquee_start(line, now - self.shown_at)
+        resting = self.box.care.dimmed or self.box.care.blank
+        return marquee_starts(view, 0.0 if resting else now - self.shown_at)
 
     def next_deadline(self, now: float) -> float | None:
         deadlines = [self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline()]

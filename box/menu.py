@@ -20,7 +20,7 @@ from typing import NamedTuple
 from box.games.base import Option, Press, View
 from box.games.kit import set_at, wrap
 from box.screen import BaseScreen
-from box.words import PressKind
+from box.words import LINE_CHARS, PressKind
 
 
 class Tool(StrEnum):
@@ -89,7 +89,7 @@ class Menu:
         if self.page == "players":
             return [f"Players: < {self.players} >"]
         return ["START", f"Names: {', '.join(self.seated)}"] + [
-            f"{o.label}: < {v} >" if self.editing and i == self.cursor - FIRST_OPTION else f"{o.label}: {v}"
+            f"{setup_label(o)}: < {v} >" if self.editing and i == self.cursor - FIRST_OPTION else f"{setup_label(o)}: {v}"
             for i, (o, v) in enumerate(zip(self.options, self.values))
         ]
 
@@ -191,9 +191,24 @@ class Menu:
         if self.page == "players":
             low, high = self.player_range
             return View(title, (*lines, f"UP/DOWN: {low} to {high}", "OK: next  BACK: back"), 0)
+        names_at = 1 - (self.cursor - cursor)  # the names' line in the window: free text, it scrolls
+        names = (names_at,) if 0 <= names_at < len(lines) else ()
         if self.editing:
-            return View(title, lines, cursor, notice="UP/DOWN: value, OK: done")
-        return View(title, lines, cursor, notice="OK: start or change")
+            return View(title, lines, cursor, notice="UP/DOWN: value, OK: done", scrolling=names)
+        return View(title, lines, cursor, notice="OK: start or change", scrolling=names)
+
+
+def setup_label(option: Option) -> str:
+    """The label the setup shows beside an option's value: the long one where it fits a line with
+    every value the option takes (a number while it is set, "< 108 >", too), else the short one.
+
+    >>> setup_label(Option("target", "Celebrities to win", "13", low=1, high=108, short="To win"))
+    'To win'
+    >>> setup_label(Option("variant", "Variant", "classic", ("classic", "death-match")))
+    'Variant'
+    """
+    shown = option.choices or (f"< {option.low} >", f"< {option.high} >")
+    return option.label if all(len(f"{option.label}: {value}") <= LINE_CHARS for value in shown) else option.short
 
 
 def next_value(option: Option, value: str) -> str:

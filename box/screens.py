@@ -1,10 +1,12 @@
 """Pure rendering of what the OLED shows: a `View` in, a 128x64 one-bit image out.
 
-Layout (Pillow's default bitmap font, 6 px a character, 21 to a line):
+Layout (Pillow's default bitmap font, 6 px a character, 21 to a line, the title's too):
 a 9-pixel inverted title bar and a dark pixel row, then six 9-pixel rows: up
-to five text lines (the `cursor` line inverted, scrolled when too long) and the
-`notice` on the bottom row (two rows when it needs them). With `dice` set, two
-dice with pips replace the lines; with `big` set, that text is drawn large over
+to five text lines (the `cursor` line inverted) and the `notice` on the bottom row
+(two rows when it needs them and the lines leave them free). Only free text scrolls: a
+line the view marks `scrolling` (and the selected line) too long for its row moves
+through it as a marquee, and so does a notice too long for the rows it has. With `dice`
+set, two dice with pips replace the lines; with `big` set, that text is drawn large over
 the first four rows. `to_text` turns any image into terminal text for the simulator.
 
 >>> from box.games.base import View
@@ -13,10 +15,10 @@ the first four rows. `to_text` turns any image into terminal text for the simula
 ((128, 64), '1')
 >>> for row in to_text(image).splitlines()[:8]:
 ...     print(row[:12].rstrip())
-██▀▀█▀▀▀██▄▄
-██  ▀  █▄▄
-██  █  ███
-██▄▄█▄▄▄▄▄▄▄
+█▀▀█▀▀▀██▄▄█
+█  ▀  █▄▄  █
+█  █  ███  █
+█▄▄█▄▄▄▄▄▄▄▄
 ▀▀▀▀▀▀▀▀▀▀▀▀
  ▄▄▄▄    ▀██
   █▀█  ▄█▀██
@@ -48,6 +50,8 @@ ROWS = (HEIGHT - TITLE_HEIGHT) // ROW_HEIGHT  # 6
 MAX_LINES = TEXT_LINES
 TEXT_RISE = 2  # the bitmap font leaves 2 blank rows above capitals: draw that much higher
 MARGIN = 1
+TITLE_MARGIN = 1  # the title's 21 characters leave a lit column at each end of the bar
+NOTICE_ROWS = 2  # the most rows a notice takes
 MARQUEE_REST = 1.0  # seconds a scrolled line rests at its start and at its end
 MARQUEE_STEP = 0.3  # seconds a character
 BIG_ROWS = 4  # rows a big number takes (the lines go under it)
@@ -116,8 +120,8 @@ def _fit(text: str, width: int) -> str:
     return text
 
 
-def _wrap(text: str, width: int, rows: int) -> list[str]:
-    """`text` wrapped at spaces onto at most `rows` rows of `width` pixels (the rest is cut)."""
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` wrapped at spaces onto rows of `width` pixels (a word too long for a row stays whole)."""
     lines: list[str] = []
     for word in _printable(text).split():
         joined = f"{lines[-1]} {word}" if lines else word
@@ -125,7 +129,7 @@ def _wrap(text: str, width: int, rows: int) -> list[str]:
             lines[-1] = joined
         else:
             lines.append(word)
-    return [_fit(line, width) for line in lines[:rows]]
+    return lines
 
 
 def _text_row(draw: Any, top: int, text: str, inverted: bool = False) -> None:
@@ -137,27 +141,75 @@ def _text_row(draw: Any, top: int, text: str, inverted: bool = False) -> None:
 
 def _title_bar(draw: Any, title: str) -> None:
     draw.rectangle((0, 0, WIDTH - 1, TITLE_BAR - 1), fill=1)
-    draw.text((2, -TEXT_RISE), _fit(title, WIDTH - 4), font=_font(), fill=0)
+    draw.text((TITLE_MARGIN, -TEXT_RISE), _fit(title, WIDTH - 2 * TITLE_MARGIN), font=_font(), fill=0)
 
 
 def _row_top(row: int) -> int:
     return TITLE_HEIGHT + row * ROW_HEIGHT
 
 
+def notice_rows(view: View) -> list[str]:
+    """The rows the notice takes: wrapped onto two when it needs them and the lines leave them,
+    else one row, which scrolls when the notice is too long for it.
+
+    >>> from box.games.base import View
+    >>> notice_rows(View("t", ("a",), notice="Ann places Einstein: wrong, a penalty"))
+    ['Ann places Einstein:', 'wrong, a penalty']
+    >>> notice_rows(View("t", ("a", "b", "c", "d", "e"), notice="Ann places Einstein: wrong, a penalty"))
+    ['Ann places Einstein: wrong, a penalty']
+    """
+    if not view.notice:
+        return []
+    wrapped = _wrap(view.notice, WIDTH - 2 * MARGIN)
+    shown = 0 if view.dice else min(MAX_LINES, len(view.lines) + (BIG_ROWS if view.big else 0))
+    if len(wrapped) <= min(NOTICE_ROWS, ROWS - shown) and all(not _overflow(row) for row in wrapped):
+        return wrapped
+    return [_printable(view.notice)]
+
+
+def line_rows(view: View) -> int:
+    """How many of the view's lines the screen shows: the rows the big text and the notice leave."""
+    return max(0, min(MAX_LINES, ROWS - len(notice_rows(view))) - (BIG_ROWS if view.big else 0))
+
+
+def scrolling_texts(view: View) -> dict[int, str]:
+    """The texts that may scroll, by row: the lines the view marks `scrolling`, the selected line and
+    a notice on one row (what does not overflow its row stands still)."""
+    texts: dict[int, str] = {}
+    notice = notice_rows(view)
+    if len(notice) == 1:
+        texts[ROWS - 1] = notice[0]
+    if view.dice:
+        return texts
+    first_row = BIG_ROWS if view.big else 0
+    first, visible = _first_line(view), line_rows(view)
+    for index, text in enumerate(view.lines[first : first + visible], start=first):
+        if index == view.cursor or index in view.scrolling:
+            texts[first_row + index - first] = text
+    return texts
+
+
+def _first_line(view: View) -> int:
+    """The first line shown: the top one, or as far down as keeps the cursor line on screen."""
+    return 0 if view.cursor is None else max(0, view.cursor - line_rows(view) + 1)
+
+
 def render(view: View, elapsed: float = 0.0) -> Image.Image:
     """The screen for `view`: title bar, lines (or dice, or a big number), and the notice at the bottom.
 
-    `elapsed` is how long the view has been on show: a selected line too long for the screen
-    scrolls by it (see `marquee_start`), so the loop redraws at `next_scroll`.
+    `elapsed` is how long the view has been on show: a scrolling text too long for its row
+    moves by it (see `marquee_start`), so the loop redraws at `next_scroll`.
     """
     from PIL import ImageDraw
 
     image = _blank()
     draw = ImageDraw.Draw(image)
     _title_bar(draw, view.title)
-    notice = _wrap(view.notice, WIDTH - 2 * MARGIN, rows=2)
+    moving = scrolling_texts(view)
+    notice = notice_rows(view)
     for offset, text in enumerate(notice):
-        _text_row(draw, _row_top(ROWS - len(notice) + offset), text)
+        row = ROWS - len(notice) + offset
+        _text_row(draw, _row_top(row), text[marquee_start(text, elapsed) :] if row in moving else text)
     if view.dice:
         bottom = _row_top(ROWS - len(notice))
         _draw_dice(image, view.dice, top=TITLE_HEIGHT, bottom=bottom)
@@ -166,13 +218,11 @@ def render(view: View, elapsed: float = 0.0) -> Image.Image:
     if view.big:
         _draw_big(image, view.big, top=TITLE_HEIGHT, bottom=_row_top(BIG_ROWS))
         first_row = BIG_ROWS
-    visible = max(0, min(MAX_LINES, ROWS - len(notice)) - first_row)
-    first = 0 if view.cursor is None else max(0, view.cursor - visible + 1)  # keep the cursor line on screen
-    for row, text in enumerate(view.lines[first : first + visible]):
-        selected = first + row == view.cursor
-        if selected:
+    first = _first_line(view)
+    for row, text in enumerate(view.lines[first : first + line_rows(view)], start=first_row):
+        if row in moving:
             text = _printable(text)[marquee_start(text, elapsed) :]
-        _text_row(draw, _row_top(first_row + row), text, inverted=selected)
+        _text_row(draw, _row_top(row), text, inverted=first + row - first_row == view.cursor)
     return image
 
 
@@ -204,15 +254,19 @@ def _period(extra: int) -> float:
     return 2 * MARQUEE_REST + extra * MARQUEE_STEP
 
 
-def selected_line(view: View) -> str | None:
-    """The highlighted line of a text screen, the one a marquee scrolls (None: no such line)."""
-    if view.dice or view.cursor is None or not 0 <= view.cursor < len(view.lines):
-        return None
-    return view.lines[view.cursor]
+def marquee_starts(view: View, elapsed: float) -> tuple[int, ...]:
+    """Where each scrolling text of `view` starts after `elapsed` seconds (what the panel shows of them).
+
+    >>> from box.games.base import View
+    >>> view = View("t", ("Life span: Wolfgang Amadeus Mozart", "Short"), scrolling=(0, 1))
+    >>> marquee_starts(view, 0.0), marquee_starts(view, 1.3)
+    ((0, 0), (2, 0))
+    """
+    return tuple(marquee_start(text, elapsed) for text in scrolling_texts(view).values())
 
 
 def next_scroll(view: View, elapsed: float) -> float | None:
-    """Seconds from now until the selected line's marquee moves, or None when nothing scrolls.
+    """Seconds from now until a scrolling text of `view` moves, or None when nothing scrolls.
 
     >>> from box.games.base import View
     >>> view = View("t", ("Life span: Wolfgang Amadeus Mozart",), cursor=0)
@@ -221,8 +275,13 @@ def next_scroll(view: View, elapsed: float) -> float | None:
     >>> next_scroll(View("t", ("Short",), cursor=0), 0.0) is None
     True
     """
-    line = selected_line(view)
-    extra = _overflow(line) if line is not None else 0
+    waits = [wait for text in scrolling_texts(view).values() if (wait := _next_move(text, elapsed)) is not None]
+    return min(waits, default=None)
+
+
+def _next_move(text: str, elapsed: float) -> float | None:
+    """Seconds from now until the marquee of `text` moves, or None when it fits its row."""
+    extra = _overflow(text)
     if not extra:
         return None
     period = _period(extra)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from box.games.base import View
 from box.screen import BaseScreen, Card
-from box.words import BUTTONS, SCREEN_HEIGHT, SCREEN_WIDTH, Sound
+from box.words import BUTTONS, LINE_CHARS, SCREEN_HEIGHT, SCREEN_WIDTH, Sound
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -237,11 +237,13 @@ class SelfTest(BaseScreen):
 
     def view(self, now: float) -> View:
         """The status screen: last press, buttons, readers, sound; BACK held leaves."""
-        if self.held:
-            title = "Self-test: " + " ".join(LABELS.get(b, b).upper() for b in sorted(self.held)) + " down"
+        if self.held:  # all five fit: "Held: BK DN OK RL UP"
+            title = "Held: " + " ".join(LABELS.get(b, b).upper() for b in sorted(self.held))
         elif self.last_press is not None:
             button, kind = self.last_press
             title = f"Self-test: {button.upper()} {kind}"
+            if len(title) > LINE_CHARS:  # "Self-test: RL repeat", not "Self-test: ROLL repea"
+                title = f"Self-test: {LABELS.get(button, button)} {kind}"
         else:
             title = "Self-test: press all"
         lines = [self.button_line(), *(self.reader_line(name) for name in self.readers)]

@@ -477,7 +477,7 @@ def test_screens_fit_the_oled():
         assert len(screen.title) <= 21
         assert len(screen.lines) <= 5
         assert all(len(line) <= 21 for line in screen.lines)
-    assert RULES.view(state).title == "R1 Annabelle-Marie's~"
+    assert RULES.view(state).title == "R1 A.'s turn"  # a name too long: its first name, else its initials
 
 
 def test_the_dump_is_json():

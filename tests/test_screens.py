@@ -67,7 +67,7 @@ def test_the_image_is_a_128_by_64_one_bit_image():
 def test_the_title_bar_is_inverted_with_the_title_cut_out():
     image = render(View(title="Deadlines"))
     bar = band(image, 0, TITLE_BAR)
-    assert all((x, y) in bar for y in range(TITLE_BAR) for x in (0, 1, WIDTH - 1))
+    assert all((x, y) in bar for y in range(TITLE_BAR) for x in (0, WIDTH - 1))
     assert 0 < TITLE_BAR * WIDTH - len(bar) < 400  # dark letters in a lit bar
     assert band(image, TITLE_BAR, HEIGHT) == set()
     assert render(View(title="Dead Set")) != image
@@ -125,6 +125,12 @@ def test_at_most_five_lines_show():
     assert [bool(row_band(image, row)) for row in range(6)] == [True] * 5 + [False]
 
 
+def test_a_title_of_21_characters_shows_whole():
+    whole = render(View(title="Ditch which evidence?"))
+    assert whole != render(View(title="Ditch which evidence"))  # its question mark is drawn
+    assert whole == render(View(title="Ditch which evidence?!"))  # the 22nd is not
+
+
 def test_a_long_line_is_cut_to_fit():
     long = render(View(title="t", lines=("W" * 40,)))
     assert long == render(View(title="t", lines=("W" * 21,)))
@@ -138,11 +144,30 @@ def test_the_notice_sits_on_the_bottom_row():
     assert not any(row_band(image, row) for row in range(1, 5))
 
 
-def test_a_long_notice_wraps_over_two_rows_and_keeps_the_cursor_visible():
-    image = render(View(title="t", lines=tuple("ABCDE"), cursor=4, notice="Ada died before Bob was born, sorry"))
-    assert row_band(image, 4) and row_band(image, 5)
-    assert [row_is_inverted(image, row) for row in range(4)] == [False, False, False, True]
-    assert image == render(View(title="t", lines=tuple("BCDE"), cursor=3, notice="Ada died before Bob was born, sorry"))
+def test_a_long_notice_wraps_over_two_rows_the_lines_leave_free():
+    image = render(View(title="t", lines=tuple("ABC"), notice="Ada died before Bob was born, sorry"))
+    assert row_band(image, 4) and row_band(image, 5) and not row_band(image, 3)
+    assert next_scroll(View(title="t", lines=tuple("ABC"), notice="Ada died before Bob was born, sorry"), 0.0) is None
+
+
+def test_under_five_lines_a_long_notice_takes_one_row_and_scrolls_through_it():
+    notice = "Ada died before Bob was born, sorry"
+    view = View(title="t", lines=tuple("ABCDE"), cursor=4, notice=notice)
+    image = render(view)
+    assert all(row_band(image, row) for row in range(6))  # every line shows: the hint on the last one too
+    assert [row_is_inverted(image, row) for row in range(5)] == [False, False, False, False, True]
+    wait = next_scroll(view, 0.0)
+    assert wait == 1.0
+    moved = render(view, elapsed=wait)
+    assert [row_band(moved, row) == row_band(image, row) for row in range(6)] == [True] * 5 + [False]
+    assert moved == render(View(title="t", lines=tuple("ABCDE"), cursor=4, notice=notice[1:]))
+
+
+def test_the_lines_marked_scrolling_scroll_selected_or_not():
+    long = "Items on Wolfgang Amadeus Mozart"
+    view = View(title="t", lines=(long, "Whack"), cursor=1, scrolling=(0,))
+    assert render(view, elapsed=1.0) == render(View(title="t", lines=(long[1:], "Whack"), cursor=1))
+    assert render(View(title="t", lines=(long, "Whack"), cursor=1), elapsed=1.0) == render(view)  # unmarked: still
 
 
 def test_text_outside_latin_1_is_drawn_plain():

@@ -41,7 +41,12 @@ def test_each_button_shows_once_pressed_short_and_long():
 def test_a_held_button_shows_while_down():
     test = fresh()
     test.edge("roll", True, 4.0)
-    assert test.view(4.0).title == "Self-test: RL down"
+    assert test.view(4.0).title == "Held: RL"
+    for button in ("back", "ok", "up", "down"):
+        test.edge(button, True, 4.1)
+    assert test.view(4.1).title == "Held: BK DN OK RL UP"  # all five fit the title
+    for button in ("back", "ok", "up", "down"):
+        test.edge(button, False, 4.1)
     test.edge("roll", False, 4.2)
     assert test.view(4.2).title == "Self-test: press all"
 
@@ -194,3 +199,13 @@ def test_gravebox_cli_selftest_when_wired(tmp_path):
         pytest.skip("gravebox selftest is not wired into box/cli.py yet")
     result = selftest("--fake")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_press_title_fits_the_title_bar():
+    test = fresh()
+    for button in ("up", "down", "ok", "back", "roll"):
+        for kind in ("short", "long", "repeat", "combo"):
+            test.press(button, kind, now=5.0)
+            assert len(test.view(5.0).title) <= 21, test.view(5.0).title
+    test.press("roll", "repeat", now=6.0)
+    assert test.view(6.0).title == "Self-test: RL repeat"

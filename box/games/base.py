@@ -69,10 +69,12 @@ Action = Press | Tap | Roll
 class View:
     """What the OLED shows: a title bar, up to five text lines, an optional highlight.
 
-    Lines are about 21 characters wide; longer ones are cut (the highlighted one scrolls).
-    `cursor` highlights one line (inverted). `dice` draws two dice with pips instead of the
-    lines. `big` is a short text (a countdown's seconds) drawn large above the lines.
-    `notice` is a short message (the last rejection or result) on the bottom line.
+    The title and the lines are 21 characters wide. A value is never cut: a line holding one is
+    made to fit (the kit's `short_name`, a short label); only free text (a card's name, a list of
+    names) may be longer, on a line listed in `scrolling`: it scrolls through its row, and so does
+    the highlighted line. `cursor` highlights one line (inverted). `dice` draws two dice with pips
+    instead of the lines. `big` is a short text (a countdown's seconds) drawn large above the
+    lines. `notice` is a short message (the last rejection or result) on the bottom line.
     """
 
     title: str
@@ -81,6 +83,7 @@ class View:
     dice: tuple[int, int] | None = None
     notice: str = ""
     big: str = ""
+    scrolling: tuple[int, ...] = ()  # the indices of `lines` holding free text
 
 
 @dataclass(frozen=True)

@@ -192,6 +192,56 @@ def fit(text: str, width: int = LINE_CHARS) -> str:
     return head.rstrip() + "~"
 
 
+def short_name(name: str, width: int) -> str:
+    """A player's `name` in `width` characters, for a line that holds two: whole where it fits, else
+    the first name, else the initials (never cut inside a word).
+
+    >>> short_name("Ann", 6), short_name("Maximilian Smith", 10), short_name("Jean-Luc Picardo", 6)
+    ('Ann', 'Maximilian', 'J.P.')
+    >>> short_name("Christopherjames", 8), short_name("Mary Ann Jo Kent", 3)
+    ('C.', 'MAJ')
+    """
+    if len(name) <= width:
+        return name
+    words = name.split() or [name]
+    return words[0] if len(words[0]) <= width else initials(words, width)
+
+
+def name_line(before: str, name: str, after: str = "", width: int = LINE_CHARS) -> str:
+    """A line of `width` characters around a player's name, the name shortened to fit (`short_name`).
+
+    >>> name_line("R12 ", "Christopherjames", "'s turn"), name_line("", "Ann", ": bonus card")
+    ("R12 C.'s turn", 'Ann: bonus card')
+    """
+    return f"{before}{short_name(name, width - len(before) - len(after))}{after}"
+
+
+def initials(words: Sequence[str], width: int) -> str:
+    """The words' initials in `width` characters: "J.P." where the dots fit, else "JP".
+
+    >>> initials(["Jean-Luc", "Picardo"], 4), initials(["Jean-Luc", "Picardo"], 3)
+    ('J.P.', 'JP')
+    """
+    dotted = "".join(f"{word[0]}." for word in words if word)
+    return dotted if len(dotted) <= width else "".join(word[0] for word in words if word)[:width]
+
+
+def short_person(name: str, width: int) -> str:
+    """A card's `name` (a famous person) in `width` characters beside a value: whole where it fits,
+    else the initials and the surname, the surname, the initials (never cut inside a word).
+
+    >>> short_person("Albert Einstein", 10), short_person("Leonardo da Vinci", 13), short_person("Marie Curie", 3)
+    ('Einstein', 'L. d. Vinci', 'MC')
+    """
+    if len(name) <= width:
+        return name
+    words = name.split() or [name]
+    for short in (" ".join([*(f"{word[0]}." for word in words[:-1]), words[-1]]), words[-1]):
+        if len(short) <= width:
+            return short
+    return initials(words, width)
+
+
 def wrap(text: str, most: int = TEXT_LINES, width: int = LINE_CHARS) -> tuple[str, ...]:
     """`text` broken at spaces into at most `most` lines of `width` characters.
 

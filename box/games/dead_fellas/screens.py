@@ -16,42 +16,44 @@ from box.games.dead_fellas.state import (
     Target,
     choices,
 )
-from box.games.kit import Picker, expect, fit, wrap
-from box.words import TEXT_LINES
+from box.games.kit import Picker, expect, name_line, short_person, window, wrap
+from box.words import LINE_CHARS, TEXT_LINES
 
 MOOK_LEGEND = "Items WDV, then hits"  # how a Mook's line reads: "Vinnie Bones WD- 3"
 
 
-def picker(game: Game, title: str, cursor: int, legend: str = "") -> View:
-    """The phase's choices (`choices(game)`) around the cursor; `legend` on the bottom line until a notice."""
-    lines, line = Picker(tuple(choice.label for choice in choices(game)), cursor).lines()
-    return View(title=fit(title), lines=lines, cursor=line, notice=game.notice or legend)
+def picker(game: Game, title: str, cursor: int, legend: str = "", free: bool = False) -> View:
+    """The phase's choices (`choices(game)`) around the cursor; `legend` on the bottom line until a notice.
+
+    `free`: the choices are free text (cards' names), which scroll where they are too long.
+    """
+    labels = tuple(choice.label for choice in choices(game))
+    lines, line = window(labels, Picker(labels, cursor).cursor)
+    return View(title, lines, line, notice=game.notice or legend, scrolling=tuple(range(len(lines))) if free else ())
 
 
-def _player(game: Game) -> str:
-    return fit(game.player, 10)
+def _titled(game: Game, after: str, before: str = "") -> str:
+    """A title about the player on turn, their name shortened to fit: "Ann: recruit"."""
+    return name_line(before, game.player, after)
 
 
 def deal(game: Game) -> View:
     dealt = len(game.board.mooks[game.turn])
-    lines = (
-        "Tap your dealt Mooks",
-        f"Mook {dealt + 1} of 3",
-        *(fit(game.name(m.card)) for m in game.board.mooks[game.turn]),
-    )
-    return View(title=f"Deal: {_player(game)}", lines=lines, notice=game.notice)
+    mooks = tuple(game.name(m.card) for m in game.board.mooks[game.turn])
+    lines = ("Tap your dealt Mooks", f"Mook {dealt + 1} of 3", *mooks)
+    return View(_titled(game, "", "Deal: "), lines, notice=game.notice, scrolling=tuple(range(2, len(lines))))
 
 
 def playing(game: Game) -> View:
     phase = expect(game.phase, Playing)
-    head = fit(f"Items on {game.name(phase.mook)}") if phase.mook else "Draw; tap cards; act:"
+    head = f"Items on {game.name(phase.mook)}" if phase.mook else "Draw; tap cards; act:"
     lines = (head, "Whack", "Draw a card", "Recruit a Mook", scoreline(game))
-    return View(title=f"{_player(game)}'s turn", lines=lines, cursor=1 + min(phase.cursor, 2), notice=game.notice)
+    return View(_titled(game, "'s turn"), lines, 1 + min(phase.cursor, 2), notice=game.notice, scrolling=(0,))
 
 
 def recruit(game: Game) -> View:
     return View(
-        title=f"{_player(game)}: recruit",
+        title=_titled(game, ": recruit"),
         lines=("Draw a Mook and tap", "it: it stays face", "down till next turn", "BACK: other action"),
         notice=game.notice,
     )
@@ -59,17 +61,18 @@ def recruit(game: Game) -> View:
 
 def attack(game: Game) -> View:
     phase = expect(game.phase, Attack)
-    return picker(game, f"{_player(game)}: who whacks?", phase.cursor, MOOK_LEGEND)
+    return picker(game, _titled(game, ": who whacks?"), phase.cursor, MOOK_LEGEND)
 
 
 def target(game: Game) -> View:
     phase = expect(game.phase, Target)
-    return picker(game, f"{fit(game.name(phase.attacker), 10)} whacks who?", phase.cursor, MOOK_LEGEND)
+    title = f"{short_person(game.name(phase.attacker), LINE_CHARS - 12)} whacks who?"
+    return picker(game, title, phase.cursor, MOOK_LEGEND)
 
 
 def evidence(game: Game) -> View:
     phase = expect(game.phase, Evidence)
-    return picker(game, "Ditch which evidence?", phase.cursor)
+    return picker(game, "Ditch which evidence?", phase.cursor, free=True)
 
 
 def end_turn(game: Game) -> View:
@@ -79,34 +82,36 @@ def end_turn(game: Game) -> View:
     labels = tuple(choice.label for choice in choices(game))
     lines = (f"Keep at most {keep} card{'s' if keep != 1 else ''}", *labels, scoreline(game))
     cursor = 1 + Picker(labels, phase.cursor).cursor
-    return View(title=f"{_player(game)}: end of turn", lines=lines, cursor=cursor, notice=game.notice)
+    return View(_titled(game, ": end of turn"), lines, cursor, notice=game.notice)
 
 
 def discard(game: Game) -> View:
     lines = ("Tap cards to discard", "(not played)", "OK: next player", "BACK: back", scoreline(game))
-    return View(title=f"{_player(game)}: discard", lines=lines, notice=game.notice)
+    return View(_titled(game, ": discard"), lines, notice=game.notice)
 
 
 def picking(game: Game) -> View:
     phase = expect(game.phase, Picking)
-    return picker(game, picking_title(game, phase), phase.cursor, MOOK_LEGEND if phase.step == "mook" else "")
+    legend = MOOK_LEGEND if phase.step == "mook" else ""
+    return picker(game, picking_title(game, phase), phase.cursor, legend, free=phase.step == "discard")
 
 
 def reading(game: Game) -> View:
     phase = expect(game.phase, Reading)
     card = game.board.cards[phase.card]
-    return View(title=fit(card.name), lines=(*wrap(card.text, TEXT_LINES - 1), "OK: done"), notice=game.notice)
+    title = short_person(card.name, LINE_CHARS)
+    return View(title, (*wrap(card.text, TEXT_LINES - 1), "OK: done"), notice=game.notice)
 
 
 def over(game: Game) -> View:
     over = expect(game.phase, Over)
-    scores = tuple(f"{fit(name, 14)} {game.board.score(seat)}" for seat, name in enumerate(game.players))
-    title = f"{fit(game.players[over.winner], 14)} wins!"
+    scores = tuple(name_line("", name, f" {game.board.score(seat)}") for seat, name in enumerate(game.players))
+    title = name_line("", game.players[over.winner], " wins!")
     return View(title=title, lines=(*scores[: TEXT_LINES - 1], "Fuhgeddaboutit?"), notice=game.notice)
 
 
 def picking_title(game: Game, phase: Picking) -> str:
-    name = fit(game.name(phase.card), 12)
+    name = short_person(game.name(phase.card), LINE_CHARS - 4)
     if phase.step == "slot":
         return f"{name} as?"
     if phase.step == "item":

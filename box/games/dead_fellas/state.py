@@ -36,7 +36,7 @@ from typing import Any
 
 from box.games.base import Figure, Figures, Option, Phone, Shown
 from box.games.dead_fellas.cards import BOOST, SLOTS, Card
-from box.games.kit import fit, set_at
+from box.games.kit import set_at, short_name, short_person
 from box.words import LINE_CHARS
 
 OPTIONS = (
@@ -488,12 +488,12 @@ def mook_label(game: Game, mook: Mook, owner: int | None = None) -> str:
 
     >>> board = Board.empty({"dfm1": Card("dfm1", "Vinnie Bones", "mook", None, 2, "")}, 2)
     >>> mook_label(Game(("Ann", "Bob"), board, Deal()), Mook("dfm1"), owner=1)
-    'Bob Vinnie~ --- 2'
+    'Bob V. Bones --- 2'
     """
     letters = "".join(letter if mook.item(slot) else "-" for letter, slot in zip("WDV", SLOTS, strict=True))
-    prefix = f"{fit(game.players[owner], 4)} " if owner not in (None, game.turn) else ""
+    prefix = f"{short_name(game.players[owner], 4)} " if owner not in (None, game.turn) else ""
     suffix = f" {letters} {game.board.total(mook)}"
-    return prefix + fit(game.name(mook.card), LINE_CHARS - len(prefix) - len(suffix)) + suffix
+    return prefix + short_person(game.name(mook.card), LINE_CHARS - len(prefix) - len(suffix)) + suffix
 
 
 def attackers(game: Game, done: tuple[str, ...]) -> tuple[Mook, ...]:
@@ -581,7 +581,7 @@ def choices(game: Game) -> tuple[Choice, ...]:
         return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in targets(game, attacker))
     if isinstance(phase, Evidence):
         attacker = game.board.mook(phase.attacker)
-        return tuple(Choice(fit(f"{slot}: {game.name(attacker.item(slot) or '')}"), slot) for slot in SLOTS)
+        return tuple(Choice(f"{slot}: {game.name(attacker.item(slot) or '')}", slot) for slot in SLOTS)
     if isinstance(phase, Picking):
         return picking_choices(game, phase)
     if isinstance(phase, EndTurn):
@@ -595,15 +595,15 @@ def picking_choices(game: Game, phase: Picking) -> tuple[Choice, ...]:
     if phase.step == "item":
         return tuple(
             Choice(
-                fit(f"{fit(game.players[seat], 4)} {game.name(mook.item(slot) or '')}", LINE_CHARS - 3)
-                + f" {slot[0].upper()}",
+                f"{short_name(game.players[seat], 4)} "
+                f"{short_person(game.name(mook.item(slot) or ''), LINE_CHARS - 7)} {slot[0].upper()}",
                 mook.item(slot),
             )
             for seat, mook, slot in boostable(game)
         )
     if phase.step == "discard":
         known = tuple(card for card in reversed(game.board.discard) if card != phase.card)
-        return (*(Choice(fit(game.name(card)), card) for card in known), Choice("A card not listed", None))
+        return (*(Choice(game.name(card), card) for card in known), Choice("A card not listed", None))
     return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in receivers(game, phase))
 
 

@@ -39,8 +39,7 @@ from box.games.dead_set.state import (
     dump,
     figures_of,
 )
-from box.games.kit import Rulebook, Stage, fit, set_at
-from box.words import LINE_CHARS
+from box.games.kit import Rulebook, Stage, set_at
 
 
 def in_order(ages: list[int], strict: bool) -> bool:
@@ -169,7 +168,7 @@ def _reveal(state: State, action: Action) -> Step[State] | Rejected:
         return Rejected("Already revealed")
     revealed = (*state.revealed, card)
     age = state.deck[card]
-    shown = replace(state, revealed=revealed, notice=f"{fit(state.deck.name_of(card), LINE_CHARS - 4)} {age}")
+    shown = replace(state, revealed=revealed, notice=f"{state.deck.name_of(card)} {age}")
     if len(revealed) < len(state.taken[state.seat]):
         return Step(shown, (Sound.CLICK,))
     return _judge(shown)
@@ -224,7 +223,7 @@ def _bonus(state: State, action: Action) -> Step[State] | Rejected:
         results=set_at(state.results, seat, replace(result, bonus=result.bonus + 1)),
         owed=state.owed[1:],
         graveyard=state.graveyard - 1,
-        notice=f"{state.players[seat]}: bonus {fit(state.deck.name_of(card), LINE_CHARS - 8)}",
+        notice=f"{state.players[seat]}: bonus {state.deck.name_of(card)}",
     )
     return _win(taken) or _advance(taken, (Sound.RIGHT,))
 

@@ -20,7 +20,7 @@ from box.games.deadlines.state import (
     Targeting,
     value_of,
 )
-from box.games.kit import expect, fit, told, window, wrap
+from box.games.kit import expect, name_line, short_person, told, window, wrap
 from box.words import LINE_CHARS, TEXT_LINES
 
 INSERT_MARK = "----- here -----"
@@ -49,12 +49,12 @@ def drawing(game: Game) -> View:
         lines.append(f"Your penalties: {game.penalties[game.turn]}")
     if game.options.streak == "may" and phase.placed > 0:
         lines.append("OK: stop here")
-    return View(fit(f"{game.players[game.turn]}: tap a card"), tuple(lines), notice=game.notice)
+    return View(name_line("", game.players[game.turn], ": tap a card"), tuple(lines), notice=game.notice)
 
 
 def attempting(game: Game) -> View:
     phase = expect(game.phase, Attempting)
-    title = fit(f"Special: {game.name(phase.card)}")
+    title = f"Special: {short_person(game.name(phase.card), LINE_CHARS - 9)}"
     return View(title, ("Guess cause of death?", "Yes, I guess", "No"), cursor=1 + phase.choice)
 
 
@@ -64,7 +64,9 @@ def placing(game: Game) -> View:
     column = phase.column
     rows = [_card_line(game.name(card), str(value_of(game.card(card), column))) for card in game.columns[column]]
     rows.insert(phase.position, INSERT_MARK)
-    return _listing(fit(f"{COLUMN_LABELS[column]}: {game.name(phase.card)}"), rows, phase.position, game.notice)
+    label = COLUMN_LABELS[column]
+    title = f"{label}: {short_person(game.name(phase.card), LINE_CHARS - len(label) - 2)}"
+    return _listing(title, rows, phase.position, game.notice)
 
 
 def judging(game: Game) -> View:
@@ -72,7 +74,7 @@ def judging(game: Game) -> View:
     phase = expect(game.phase, Judging)
     keywords = wrap(", ".join(game.card(phase.card).keywords), 3)
     judge = judge_of(game)
-    title = fit(f"Judge {judge}: keyword?") if judge else "Judge: keyword said?"
+    title = name_line("Judge ", judge, ": keyword?") if judge else "Judge: keyword said?"
     return View(title, (*keywords, "Yes, one was said", "No"), cursor=len(keywords) + phase.choice, notice=game.notice)
 
 
@@ -91,21 +93,21 @@ def rewarding(game: Game) -> View:
 
 def targeting(game: Game) -> View:
     phase = expect(game.phase, Targeting)
-    names = [fit(f"{game.players[p]} ({game.penalties[p]})") for p in phase.targets]
+    names = [name_line("", game.players[p], f" ({game.penalties[p]})") for p in phase.targets]
     return _listing("Penalty for whom?", names, phase.choice, game.notice)
 
 
 def guessing(game: Game) -> View:
     phase = expect(game.phase, Guessing)
     guesser = game.players[phase.tied[len(phase.guesses)]]
-    earlier = tuple(f"{game.players[p]}: {g}y" for p, g in zip(phase.tied, phase.guesses))
-    lines = (f"{guesser}: life span?", f"   < {phase.value} years >", *earlier[-3:])
+    earlier = tuple(name_line("", game.players[p], f": {g}y") for p, g in zip(phase.tied, phase.guesses))
+    lines = (name_line("", guesser, ": life span?"), f"   < {phase.value} years >", *earlier[-3:])
     return View("Death match", lines, cursor=1, notice=game.notice)
 
 
 def revealing(game: Game) -> View:
     phase = expect(game.phase, Revealing)
-    guesses = tuple(f"{game.players[p]}: {g}y" for p, g in zip(phase.tied, phase.guesses))
+    guesses = tuple(name_line("", game.players[p], f": {g}y") for p, g in zip(phase.tied, phase.guesses))
     return View("Death match", ("Tap the centre card", *guesses)[:TEXT_LINES], notice=game.notice)
 
 
@@ -118,8 +120,11 @@ def finished(game: Game) -> View:
         f"{name}:{'out' if seat in game.eliminated else count}"
         for seat, (name, count) in enumerate(zip(game.players, game.penalties))
     )
-    lines = (fit(winners + ", ".join(game.winners)), *wrap(scores, TEXT_LINES - 1))
-    return View("Game over", lines, notice=game.notice)
+    scores_lines = wrap(scores, TEXT_LINES)
+    if len(scores_lines) > TEXT_LINES - 2:  # room for the verdict and the game's last word: one line, scrolling
+        scores_lines = (scores,)
+    lines = (winners + ", ".join(game.winners), *scores_lines)
+    return View("Game over", lines, notice=game.notice, scrolling=tuple(range(len(lines))))
 
 
 def _listing(title: str, rows: list[str], cursor: int, notice: str) -> View:
@@ -137,11 +142,7 @@ def _card_line(name: str, value: str) -> str:
     'L. d. Vinci    67y 0m'
     """
     room = LINE_CHARS - len(value) - 1
-    *first, last = name.split() or [""]
-    for short in (name, " ".join([*(f"{word[0]}." for word in first), last]), last):
-        if len(short) <= room:
-            break
-    return f"{fit(short, room):<{room}} {value}"
+    return f"{short_person(name, room):<{room}} {value}"
 
 
 def describe(before: Game | None, action: Action, after: Game) -> str | None:

@@ -17,8 +17,8 @@ from box.games.deck_of_death.state import (
     State,
     forfeit,
 )
-from box.games.kit import Picker, expect, fit
-from box.words import TEXT_LINES
+from box.games.kit import Picker, expect, name_line, short_name, short_person, window
+from box.words import LINE_CHARS, TEXT_LINES
 
 
 def over(state: State) -> View:
@@ -29,10 +29,10 @@ def over(state: State) -> View:
 # -- the phases ---------------------------------------------------------------------------
 
 
-def _phase(state: State, lines: tuple[str, ...], cursor: int | None = None) -> View:
-    """A phase's screen: the player and the phase on top, the notice below."""
-    title = fit(f"{state.players[state.turn]}: {state.phase.replace('-', ' ')}")
-    return View(title=title, lines=lines, cursor=cursor, notice=state.notice)
+def _phase(state: State, lines: tuple[str, ...], cursor: int | None = None, scrolling: tuple[int, ...] = ()) -> View:
+    """A phase's screen: the player and the phase on top, the notice below; `scrolling` as `View`'s."""
+    title = name_line("", state.players[state.turn], f": {state.phase.replace('-', ' ')}")
+    return View(title=title, lines=lines, cursor=cursor, notice=state.notice, scrolling=scrolling)
 
 
 def _where(state: State) -> str:
@@ -46,7 +46,7 @@ MENU_HINT = "DOWN: table menu"
 def draw(state: State) -> View:
     lines = ["Draw up to 7 cards", _where(state), "ROLL: drawn, roll"]
     if state.before is not None and state.before != state.turn:
-        lines.append(fit(f"{state.players[state.before]}: discard to 7"))
+        lines.append(name_line("", state.players[state.before], ": discard to 7"))
     lines.append(MENU_HINT)
     return _phase(state, tuple(lines))
 
@@ -75,7 +75,7 @@ def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Calla
             placing = "Locked: none allowed" if state.lockout else "Tap a card to place"
             return _phase(state, (_where(state), "Empty space", placing, "OK: place nothing", MENU_HINT))
         card = state.cards[placed.card]
-        return screen(state, placed, (card.title, fit(f"{card.label} by {state.players[placed.owner]}")))
+        return screen(state, placed, (card.title, name_line(f"{card.label} by ", state.players[placed.owner])))
 
     return shown
 
@@ -86,28 +86,31 @@ def challenge(state: State, placed: Placed, head: tuple[str, str]) -> View:
     another card says "done" and takes the space over with it."""
     cost = state.cards[placed.card].forfeit
     fail = f"BACK failed: {forfeit(state, cost)}" if state.fail_forfeit == "tier" else "BACK failed: see card"
-    return _phase(state, (*head, "OK done  DOWN: menu", fit(fail), "Tap: react or replace"))
+    return _phase(state, (*head, "OK done  DOWN: menu", fail, "Tap: react or replace"), scrolling=(0,))
 
 
 @_on_space
 def react(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    return _phase(state, (*head, "Tap reaction card", f"tier {state.cards[placed.card].tier}: cancel", "+colour: reflect"))
+    tier = f"tier {state.cards[placed.card].tier}: cancel"
+    return _phase(state, (*head, "Tap reaction card", tier, "+colour: reflect"), scrolling=(0,))
 
 
 @_on_space
 def reflected(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    return _phase(state, (*head, f"{state.players[placed.owner]} takes it!", "OK done  BACK failed"))
+    takes = name_line("", state.players[placed.owner], " takes it!")
+    return _phase(state, (*head, takes, "OK done  BACK failed"), scrolling=(0,))
 
 
 @_on_space
 def card(state: State, placed: Placed, head: tuple[str, str]) -> View:
     action = "Tap to replace" if state.completed else "No replacing"
-    return _phase(state, (*head, _where(state), action, "OK: done  DOWN: menu"))
+    return _phase(state, (*head, _where(state), action, "OK: done  DOWN: menu"), scrolling=(0,))
 
 
 @_on_space
 def duel_style(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    return _phase(state, (f"{state.players[placed.owner]} defends:", *DUEL_STYLES, "OK: choose BACK: drop"), 1 + state.cursor)
+    defends = name_line("", state.players[placed.owner], " defends:")
+    return _phase(state, (defends, *DUEL_STYLES, "OK: choose BACK: drop"), 1 + state.cursor)
 
 
 @_on_space
@@ -115,7 +118,7 @@ def duel_roll(state: State, placed: Placed, head: tuple[str, str]) -> View:
     duel = state.duel
     assert duel is not None
     who = state.players[state.turn] if not duel.rolls else state.players[placed.owner]
-    return _phase(state, ("High-Die Roll", f"{who} presses ROLL", *(f"Challenger: {r}" for r in duel.rolls)))
+    return _phase(state, ("High-Die Roll", name_line("", who, " presses ROLL"), *(f"Challenger: {r}" for r in duel.rolls)))
 
 
 @_on_space
@@ -128,7 +131,7 @@ def duel_winner(state: State, placed: Placed, head: tuple[str, str]) -> View:
 
 def rules_page(state: State) -> View:
     overlay = expect(state.overlay, Overlay)
-    return _page("Rules in play", rules_lines(state), overlay.cursor)
+    return _page("Rules in play", rules_lines(state), overlay.cursor, free=True)
 
 
 def scores_page(state: State) -> View:
@@ -142,15 +145,15 @@ def chaos(state: State) -> View:
 
 def immunity(state: State) -> View:
     overlay = expect(state.overlay, Overlay)
-    return _picker(f"{_white_title(state, overlay)}: who?", state.players, overlay.cursor)
+    return _picker(_white_title(state, overlay, ": who?"), state.players, overlay.cursor)
 
 
 def rule_creator(state: State) -> View:
     overlay = expect(state.overlay, Overlay)
     if overlay.slot is None:
         names = tuple(_space_name(state, slot) for slot in state.board.card_slots())
-        return _picker(f"{_white_title(state, overlay)}: where?", names, overlay.cursor)
-    return _picker(f"{_white_title(state, overlay)}: whose?", state.players, overlay.cursor)
+        return _picker(_white_title(state, overlay, ": where?"), names, overlay.cursor, free=True)
+    return _picker(_white_title(state, overlay, ": whose?"), state.players, overlay.cursor)
 
 
 def menu(state: State) -> View:
@@ -162,14 +165,14 @@ def move(state: State) -> View:
     """Whose token, which way, then how many spaces (UP counts up)."""
     overlay = expect(state.overlay, Overlay)
     if overlay.player is None:
-        names = tuple(f"{fit(name, 10)} {_token_where(state, p)}" for p, name in enumerate(state.players))
+        names = tuple(name_line("", name, f" {_token_where(state, p)}") for p, name in enumerate(state.players))
         return _picker("Move whose token?", names, overlay.cursor)
-    name = fit(state.players[overlay.player], 10)
+    name = state.players[overlay.player]
     if overlay.way is None:
-        return _picker(f"Move {name}:", WAYS, overlay.cursor)
+        return _picker(name_line("Move ", name, ":"), WAYS, overlay.cursor)
     steps = overlay.cursor + 1
     lines = (f"< {steps} space{'s' if steps > 1 else ''} >", "UP/DOWN: how many", "OK: move BACK: back")
-    return View(fit(f"{name} {WAYS[overlay.way].lower()}"), lines)
+    return View(name_line("", name, f" {WAYS[overlay.way].lower()}"), lines)
 
 
 def _token_where(state: State, player: int) -> str:
@@ -177,8 +180,10 @@ def _token_where(state: State, player: int) -> str:
     return f"{'in' if token.ring == 'inner' else 'sp'} {token.space}"
 
 
-def _white_title(state: State, overlay: Overlay) -> str:
-    return state.cards[overlay.card].title if overlay.card else ""
+def _white_title(state: State, overlay: Overlay, question: str) -> str:
+    """The white card's title (shortened to fit) and the question: "Immunity: who?"."""
+    title = state.cards[overlay.card].title if overlay.card else ""
+    return f"{short_person(title, LINE_CHARS - len(question))}{question}"
 
 
 def _space_name(state: State, slot: int) -> str:
@@ -187,14 +192,16 @@ def _space_name(state: State, slot: int) -> str:
     return state.where(slot) + (f": {state.cards[placed.card].title}" if placed is not None else "")
 
 
-def _picker(title: str, choices: tuple[str, ...], cursor: int) -> View:
-    """A list of choices around the cursor (the kit's `Picker`)."""
-    lines, line = Picker(choices, cursor).lines()
-    return View(fit(title), lines, cursor=line)
+def _picker(title: str, choices: tuple[str, ...], cursor: int, free: bool = False) -> View:
+    """A list of choices around the cursor (the kit's `Picker`); `free`: free text, which scrolls."""
+    lines, line = window(choices, Picker(choices, cursor).cursor)
+    return View(title, lines, cursor=line, scrolling=tuple(range(len(lines))) if free else ())
 
 
-def _page(title: str, lines: tuple[str, ...], top: int, notice: str = "") -> View:
-    return View(title, lines[top : top + TEXT_LINES], notice=notice)
+def _page(title: str, lines: tuple[str, ...], top: int, notice: str = "", free: bool = False) -> View:
+    """A read-only page from its `top` line; `free`: its lines are free text, which scrolls."""
+    shown = lines[top : top + TEXT_LINES]
+    return View(title, shown, notice=notice, scrolling=tuple(range(len(shown))) if free else ())
 
 
 def rules_lines(state: State) -> tuple[str, ...]:
@@ -212,6 +219,6 @@ def figures(state: State) -> tuple[str, ...]:
     letter = "D" if state.forfeits == "drinks" else "P"
     legend = f"L:lap {letter}:{'drink' if letter == 'D' else 'point'} W:duel"
     return (legend, *(
-        f"{fit(name, 9):9} L{laps} {letter}{drinks} W{won}"
+        f"{short_name(name, 9):9} L{laps} {letter}{drinks} W{won}"
         for name, laps, drinks, won in zip(state.players, state.laps, state.drinks, state.duels_won)
     ))
