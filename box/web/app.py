@@ -23,13 +23,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from box.web import security
 from box.web.pages.box import BoxPage
 from box.web.pages.cards import CardsPage
+from box.web.pages.control import ControlPage
 from box.web.pages.history import HistoryPage
 from box.web.pages.now import NowPage
 from box.web.pages.pairing import PairPage
 from box.web.pages.roster import RosterPage
 from box.web.site import HERE, Site, WebSettings
 
-PAGES = (NowPage, HistoryPage, RosterPage, CardsPage, BoxPage, PairPage)
+PAGES = (NowPage, ControlPage, HistoryPage, RosterPage, CardsPage, BoxPage, PairPage)
 
 
 def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) -> Starlette:
