@@ -34,7 +34,7 @@ def seat_names(seats: list[str], least: int, most: int) -> list[str]:
     ['Ann', 'bob']
     >>> seat_names(["Ann", "ann"], 2, 4)
     Traceback (most recent call last):
-    ValueError: Ann sits twice
+    ValueError: ann sits twice
     >>> seat_names(["Ann"], 2, 4)
     Traceback (most recent call last):
     ValueError: 2 to 4 players: 1 chosen
