@@ -157,3 +157,49 @@ def test_a_start_the_box_refuses_says_why(box: JudgingRig) -> None:
     box.verdict = "A game is in play: abandon it first"
     reply = box.client.post("/start/dead-set", data={"csrf": token, "seat0": "Ann", "seat1": "Bob"}, headers=ORIGIN)
     assert reply.status_code == 409 and "Not started: The box refused: A game is in play: abandon it first" in text(reply)
+
+
+def test_every_page_links_the_manifest_and_its_icons_are_served(box: JudgingRig) -> None:
+    for path in ("/", "/history", "/roster", "/cards", "/box", "/pair", "/start"):
+        page = box.client.get(path).text
+        assert '<link rel="manifest" href="/manifest.webmanifest">' in page and 'rel="icon"' in page, path
+    manifest = box.client.get("/manifest.webmanifest")
+    assert manifest.headers["content-type"].startswith("application/manifest+json")
+    data = manifest.json()
+    assert data["display"] == "standalone" and data["start_url"] == "/"
+    from PIL import Image
+
+    for icon in data["icons"]:
+        reply = box.client.get(icon["src"])
+        assert reply.status_code == 200
+        import io
+
+        assert f"{Image.open(io.BytesIO(reply.content)).size[0]}x{Image.open(io.BytesIO(reply.content)).size[1]}" == icon["sizes"]
+
+
+def test_history_says_options_by_their_labels_and_the_last_tag_as_its_card(box: JudgingRig) -> None:
+    from box.journal import Journal
+
+    journal = Journal(box.settings.state_dir / "journal.db")
+    journal.finish_game(journal.start_game("dead-set", ["Ann", "Bob"], {"target": "7", "ties": "strict"}, None))
+    journal.close()
+    history = text(box.client.get("/history"))
+    assert "Celebrities to win: 7 · Equal ages in order: strict" in history and "target=" not in history
+    assert "Abandoned" in history
+    from box.tags import TAGS_FILE, TagMap
+
+    tags = TagMap({bytes.fromhex("04aa000000000a"): ("dead-set", "ds001")})
+    tags.save(box.settings.state_dir / TAGS_FILE)
+    box.box.publish({"game": None, "players": [], "last_tags": {"left": "04aa000000000a", "right": "04bb000000000b"}, "readers_offline": []})
+    link = box.app.state.link
+
+    async def wait() -> None:
+        import asyncio
+
+        while not (link.state or {}).get("last_tags"):
+            await asyncio.wait_for(link.changed.wait(), 5)
+
+    box.client.portal.call(wait)
+    cards = text(box.client.get("/cards"))
+    name = box.app.state.view.card_list("dead-set").name_of("ds001")
+    assert f"{name} (Dead Set)" in cards and "unknown tag" in cards

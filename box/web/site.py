@@ -20,7 +20,7 @@ from starlette.templating import Jinja2Templates
 
 from box.control import socket_path
 from box.errors import FileProblem
-from box.games import GAMES, TITLES
+from box.games import GAMES, TITLES, rules_for
 from box.history import HISTORY_FILE as PLAYED
 from box.roster import UPLOADED_DECKS
 from box.web import drawings, security
@@ -67,6 +67,13 @@ def cards_signature(state: dict[str, Any] | None) -> str:
     return json.dumps({key: (state or {}).get(key) for key in ("enrolment", "last_tags", "readers_offline")})
 
 
+def option_label(game: str, key: str) -> str:
+    """An option as its game declares it ("Celebrities to win"), else its key."""
+    if game not in GAMES:
+        return key
+    return next((option.label for option in rules_for(game).options if option.key == key), key)
+
+
 class Site:
     """The page's parts, made once by `create_app` and handed to every page's routes."""
 
@@ -81,6 +88,7 @@ class Site:
         )
         decks_dirs = tuple(d for d in (self.state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
         self.templates.env.filters["per"] = drawings.per
+        self.templates.env.globals["option_label"] = option_label
         self.view = JournalView(
             self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE, played=self.state_dir / PLAYED
         )
