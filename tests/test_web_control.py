@@ -3,6 +3,7 @@ refusal in the box's words, and nothing sent from an unpaired phone."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,37 @@ def test_history_says_options_by_their_labels_and_the_last_tag_as_its_card(box: 
     cards = text(box.client.get("/cards"))
     name = box.app.state.view.card_list("dead-set").name_of("ds001")
     assert f"{name} (Dead Set)" in cards and "unknown tag" in cards
+
+
+def test_each_finished_game_offers_bg_stats_and_every_play_exports(box: JudgingRig) -> None:
+    import csv
+    import io
+    import json
+    import re
+    import socket
+    import urllib.parse
+
+    history = box.client.get("/history").text
+    links = [html.unescape(link) for link in re.findall(r'href="([^"]+)"[^>]*>Log in BG Stats<', history)]
+    games, _ = box.app.state.view.history()
+    over = [g for g in games if g.over]
+    assert len(links) == len(over) == 2
+    prefix = "https://app.bgstatsapp.com/createPlay.html?data="
+    play = json.loads(urllib.parse.unquote(links[0].removeprefix(prefix)))
+    assert links[0].startswith(prefix)
+    newest = over[0]
+    assert play["game"]["sourceGameId"] == newest.name and play["game"]["name"] in history
+    assert play["location"] == socket.gethostname() and play["sourceName"] == "Gravebox"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", play["playDate"])
+    assert [p["name"] for p in play["players"]] == list(newest.players)
+    assert [p["winner"] for p in play["players"]] == [name in newest.winners for name in newest.players]
+    assert [p["startPlayer"] for p in play["players"]] == [True] + [False] * (len(newest.players) - 1)
+    assert play["game"]["noPoints"] is True and newest.players[0] in play["comments"]
+
+    exported = box.client.get("/history.json")
+    assert exported.headers["content-disposition"].endswith('"gravebox-plays.json"')
+    plays = exported.json()["plays"]
+    assert [p["number"] for p in plays] == sorted(g.id for g in games if g.finished or g.over)
+    rows = list(csv.DictReader(io.StringIO(box.client.get("/history.csv").text)))
+    assert len(rows) == sum(len(p["players"]) for p in plays)
+    assert {row["winner"] for row in rows} == {"True", "False"}
