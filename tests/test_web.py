@@ -125,7 +125,7 @@ def test_reading_pages_show_the_journal_when_the_box_is_not_running(state_dir: P
         now = client.get("/")
         assert now.status_code == 200 and "The box is not running" in text(now)
         assert "Deadlines" in text(now) and "penalties" in text(now)
-        assert "Lifespan" in text(now) and '<div class="columns">' in now.text  # the game's declared picture
+        assert "Life span" in text(now) and 'class="timelines"' in now.text  # the game's declared picture
         state = client.get("/api/state")
         assert state.headers["X-Gravebox-Source"] == "journal"
         assert state.json()["game"] == "deadlines" and state.json()["over"] is True

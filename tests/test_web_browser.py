@@ -215,3 +215,54 @@ def test_the_page_says_when_the_box_is_not_running(browser: Any, tmp_path: Path,
         playwright.expect(page.locator("main")).to_contain_text("Every finished game will be listed here")
     finally:
         server.stop()
+
+
+def pump_until(live: Live, done: Any, tries: int = 400) -> None:
+    """Let the box take what the page sent until `done()` (the page waits for the box's verdict)."""
+    for _ in range(tries):
+        live.pump()
+        if done():
+            return
+    raise AssertionError("the box never did what the page asked")
+
+
+def test_a_paired_phone_starts_undoes_and_abandons_and_sees_the_board(browser: Any, live: Live, shots: Path) -> None:
+    from box.roster import ROSTER_FILE, Roster, save_roster
+
+    save_roster(Roster.checked(["Ann", "Bob", "Cid"], {}), live.state_dir / ROSTER_FILE)
+    page = new_page(browser)
+    pair(page, live)
+    live.pump()
+
+    # Start Deck of Death from the phone: three seats from the roster, in order.
+    page.goto(live.url + "start")
+    page.click("a.button[href='/start/deck-of-death']")
+    playwright.expect(page.locator("select[name=seat2]")).to_have_value("Cid")
+    page.screenshot(path=shots / "start.png")
+    page.click("#start button[type=submit]")
+    pump_until(live, lambda: live.world.dump()["game"] == "deck-of-death")
+    assert live.world.dump()["players"] == ["Ann", "Bob", "Cid"]
+    page.goto(live.url)
+    playwright.expect(page.locator("#now svg.board")).to_be_visible(timeout=LIVE_MS)
+    playwright.expect(page.locator("#now svg.board .token")).to_have_count(3)
+
+    # A roll on the box; the phone offers to undo it, asks, and the box takes it back.
+    live.world.press("roll")
+    pump_until(live, lambda: live.world.dump()["current_player"] != "Ann" or live.world.dump()["actions"] > 0)
+    label = live.world.box.session.last_action()
+    assert label
+    playwright.expect(page.locator("#controls #undo")).to_have_text(f"Undo: {label}", timeout=LIVE_MS)
+    page.screenshot(path=shots / "now-board.png")
+    page.click("#controls #undo")
+    playwright.expect(page.locator("#undo-label")).to_have_text(label)
+    page.screenshot(path=shots / "undo.png")
+    actions = live.world.dump()["actions"]
+    page.click("#confirm")
+    pump_until(live, lambda: live.world.dump()["actions"] < actions)
+
+    # Abandon, after the phone asks.
+    page.goto(live.url + "abandon")
+    page.click("#confirm")
+    pump_until(live, lambda: live.world.dump()["game"] is None)
+    playwright.expect(page.locator("#now h1")).to_have_text("No game in play", timeout=LIVE_MS)
+    playwright.expect(page.locator("#controls #start")).to_be_visible(timeout=LIVE_MS)

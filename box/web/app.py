@@ -15,21 +15,38 @@ import time
 from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
-from starlette.responses import PlainTextResponse
-from starlette.routing import BaseRoute, Mount
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from box.web import security
 from box.web.pages.box import BoxPage
 from box.web.pages.cards import CardsPage
+from box.web.pages.control import ControlPage
 from box.web.pages.history import HistoryPage
 from box.web.pages.now import NowPage
 from box.web.pages.pairing import PairPage
 from box.web.pages.roster import RosterPage
 from box.web.site import HERE, Site, WebSettings
 
-PAGES = (NowPage, HistoryPage, RosterPage, CardsPage, BoxPage, PairPage)
+MANIFEST = {  # so a phone can keep the page on its home screen
+    "name": "Gravebox",
+    "short_name": "Gravebox",
+    "description": "The game on the box, live; every game played; the cards and the roster",
+    "start_url": "/",
+    "scope": "/",
+    "display": "standalone",
+    "background_color": "#111111",
+    "theme_color": "#111111",
+    "icons": [
+        {"src": f"/static/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any"}
+        for size in (192, 512)
+    ],
+}
+
+PAGES = (NowPage, ControlPage, HistoryPage, RosterPage, CardsPage, BoxPage, PairPage)
 
 
 def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) -> Starlette:
@@ -47,11 +64,17 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
                 await task
 
     routes: list[BaseRoute] = [route for page in PAGES for route in page(site).routes()]
+    routes.append(Route("/manifest.webmanifest", manifest))
     routes.append(Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(OwnHosts, names=(*security.own_names(), *settings.hosts))
     app.state.link, app.state.pairing, app.state.view = site.link, site.pairing, site.view
     return app
+
+
+async def manifest(request: Request) -> Response:
+    """The web app manifest: a name, the icons, and a page that opens like an app."""
+    return JSONResponse(MANIFEST, media_type="application/manifest+json")
 
 
 class OwnHosts:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
@@ -37,6 +38,7 @@ from box.session import fold
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.db"
+UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # a seat nobody named
 HISTORY_FILE = "web-history.json"
 SUMMARY_FORMAT = 2  # a summary kept in HISTORY_FILE by other code is made again
 
@@ -386,7 +388,7 @@ class PlayerStats:
 
 
 def player_stats(games: list[GameSummary]) -> dict[str, PlayerStats]:
-    """Per player name, over the games played to the end or closed.
+    """Per player name, over the games played to the end (not the abandoned ones, not seats left as P1...).
 
     >>> figures = (Figure("goals", "goals"), Figure("best", "best", "max"))
     >>> game = GameSummary(1, "football", ("Ann", "Bob"), {}, True, None, 9, True, ("Ann",),
@@ -397,9 +399,11 @@ def player_stats(games: list[GameSummary]) -> dict[str, PlayerStats]:
     """
     stats: dict[str, PlayerStats] = {}
     for game in games:
-        if not (game.finished or game.over):
+        if not game.over:  # abandoned games count in nobody's figures
             continue
         for name in game.players:
+            if UNNAMED_SEAT.fullmatch(name):  # a seat left as P3 is nobody
+                continue
             entry = stats.setdefault(name, PlayerStats(name))
             entry.games += 1
             entry.wins += name in game.winners

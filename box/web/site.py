@@ -20,10 +20,10 @@ from starlette.templating import Jinja2Templates
 
 from box.control import socket_path
 from box.errors import FileProblem
-from box.games import GAMES, TITLES
+from box.games import GAMES, TITLES, rules_for
 from box.history import HISTORY_FILE as PLAYED
 from box.roster import UPLOADED_DECKS
-from box.web import security
+from box.web import drawings, security
 from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
 from box.web.link import BoxLink, BoxOffline, BoxRefused
 
@@ -67,6 +67,13 @@ def cards_signature(state: dict[str, Any] | None) -> str:
     return json.dumps({key: (state or {}).get(key) for key in ("enrolment", "last_tags", "readers_offline")})
 
 
+def option_label(game: str, key: str) -> str:
+    """An option as its game declares it ("Celebrities to win"), else its key."""
+    if game not in GAMES:
+        return key
+    return next((option.label for option in rules_for(game).options if option.key == key), key)
+
+
 class Site:
     """The page's parts, made once by `create_app` and handed to every page's routes."""
 
@@ -74,8 +81,14 @@ class Site:
         self.settings = settings
         self.state_dir = settings.state_dir
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
-        self.templates.env.globals.update(titles=TITLES, games=list(GAMES), card=self.card_name)
+        self.templates.env.globals.update(
+            titles=TITLES, games=list(GAMES), card=self.card_name, record=self.card_record, board_of=self.board_of,
+            ring=drawings.ring, toward=drawings.toward, around=drawings.around, colour_of=drawings.colour_of,
+            card_colour=drawings.card_colour, recent=drawings.recent, last_dice=drawings.last_dice,
+        )
         decks_dirs = tuple(d for d in (self.state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
+        self.templates.env.filters["per"] = drawings.per
+        self.templates.env.globals["option_label"] = option_label
         self.view = JournalView(
             self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE, played=self.state_dir / PLAYED
         )
@@ -89,6 +102,20 @@ class Site:
             return self.view.card_list(game).name_of(card_id) if game else card_id
         except (KeyError, FileProblem):
             return card_id
+
+    def card_record(self, game: str | None, card_id: str) -> Any:
+        """A card as its game's deck reads it (its dates, its colour...), else None."""
+        try:
+            return self.view.deck(game)[card_id] if game in GAMES else None
+        except (KeyError, FileProblem):
+            return None
+
+    def board_of(self, game: str | None) -> Any:
+        """The board a game's deck is played on, where its deck has one, else None."""
+        try:
+            return getattr(self.view.deck(game), "board", None) if game in GAMES else None
+        except FileProblem:
+            return None
 
     def session_of(self, request: Request) -> str | None:
         token = request.cookies.get(security.COOKIE)

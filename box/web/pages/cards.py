@@ -56,15 +56,30 @@ class CardsPage:
         except FileProblem:
             names = ()
         tokens = {card: uid.hex() for uid, (game, card) in tags.cards.items() if game == PLAYER}
+        seen = {reader: self.seen_as(tags, uid) for reader, uid in ((state or {}).get("last_tags") or {}).items()}
         return {
             "decks": decks,
             "signature": cards_signature(state),
             "state": state if online else None,
             "names": names,
             "tokens": tokens,
+            "seen": seen,
             "message": message or problem,
             "ok": ok and not problem,
         }
+
+    def seen_as(self, tags: TagMap, uid: object) -> str:
+        """A tag a reader saw, as the card it is ("Marie Curie (Deadlines)"), else "unknown tag"."""
+        try:
+            card = tags.lookup(bytes.fromhex(str(uid)[:64]))
+        except ValueError:
+            return "unknown tag"
+        if card is None:
+            return "unknown tag"
+        game, card_id = card
+        if game == PLAYER:
+            return f"{card_id}'s player token"
+        return f"{self.site.card_name(game, card_id)} ({TITLES.get(game, game)})"
 
     async def answer(self, request: Request, message: str, status: int = 200) -> Response:
         """The Cards page with `message` (a problem when `status` is not 200)."""

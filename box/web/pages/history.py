@@ -6,12 +6,16 @@ The figures, their labels and how they add up across games are the games' own de
 
 from __future__ import annotations
 
+import socket
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from box.web.journal_view import JournalBusy, player_stats
+from box.games import TITLES
+from box.web.exports import bgstats_link, plays_csv, plays_json
+from box.web.journal_view import GameSummary, JournalBusy, player_stats
 from box.web.site import BUSY, Site
 
 
@@ -20,7 +24,36 @@ class HistoryPage:
         self.site = site
 
     def routes(self) -> list[Route]:
-        return [Route("/history", self.history), Route("/players/{name}", self.player)]
+        return [
+            Route("/history", self.history),
+            Route("/history.json", self.export_json),
+            Route("/history.csv", self.export_csv),
+            Route("/players/{name}", self.player),
+        ]
+
+    async def played(self) -> list[GameSummary]:
+        games, _ = await run_in_threadpool(self.site.view.history)
+        return [g for g in games if g.finished or g.over]
+
+    async def export_json(self, request: Request) -> Response:
+        if self.site.closed_to(request):
+            return PlainTextResponse("pair this phone first", status_code=403)
+        try:
+            body = plays_json(await self.played(), TITLES)
+        except JournalBusy:
+            return PlainTextResponse(BUSY, status_code=503)
+        disposition = 'attachment; filename="gravebox-plays.json"'
+        return Response(body, media_type="application/json", headers={"Content-Disposition": disposition})
+
+    async def export_csv(self, request: Request) -> Response:
+        if self.site.closed_to(request):
+            return PlainTextResponse("pair this phone first", status_code=403)
+        try:
+            body = plays_csv(await self.played(), TITLES)
+        except JournalBusy:
+            return PlainTextResponse(BUSY, status_code=503)
+        disposition = 'attachment; filename="gravebox-plays.csv"'
+        return Response(body, media_type="text/csv", headers={"Content-Disposition": disposition})
 
     async def history(self, request: Request) -> Response:
         try:
@@ -28,7 +61,11 @@ class HistoryPage:
         except JournalBusy:
             return self.site.message(request, BUSY, 503)
         finished = [g for g in games if g.finished or g.over]
-        context = {"played": finished, "players": player_stats(finished), "best_chug": values.get("best_chug")}
+        location = socket.gethostname()
+        links = {g.id: bgstats_link(g, TITLES.get(g.name, g.name), location) for g in finished if g.over}
+        context = {
+            "played": finished, "players": player_stats(finished), "best_chug": values.get("best_chug"), "bgstats": links,
+        }
         return self.site.page(request, "history.html", context)
 
     async def player(self, request: Request) -> Response:

@@ -18,6 +18,7 @@ from starlette.routing import Route
 from box.games import GAMES, rules_for
 from box.games.base import Phone
 from box.web.site import Site, cards_signature
+from box.words import VOLUME_LEVELS
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments on the live stream
 
@@ -34,6 +35,7 @@ class NowPage:
         self.site = site
         self.version = -1
         self.html = ""
+        self.controls = ""
         self.state: dict[str, Any] | None = None
 
     def routes(self) -> list[Route]:
@@ -47,12 +49,14 @@ class NowPage:
             phone = await run_in_threadpool(phone_of, state.get("game"))  # the first time imports the rules
             template = self.site.templates.env.get_template("_now.html")
             self.html = template.render(state=state, online=online, phone=phone)
+            self.controls = self.site.templates.env.get_template("_controls.html").render(state=state, online=online)
             self.version, self.state = version, state
         return self.html, self.state
 
     async def show(self, request: Request) -> Response:
         html, state = await self.live()
-        return self.site.page(request, "now.html", {"fragment": html, "state": state})
+        context = {"fragment": html, "controls": self.controls, "state": state, "levels": VOLUME_LEVELS}
+        return self.site.page(request, "now.html", context)
 
     async def events(self, request: Request) -> Response:
         if self.site.closed_to(request):
@@ -65,7 +69,7 @@ class NowPage:
                 html, state = await self.live()
                 if self.version != seen:
                     seen = self.version
-                    data = {"html": html, "online": link.online, "version": seen, "cards": cards_signature(state)}
+                    data = {"html": html, "controls": self.controls, "online": link.online, "version": seen, "cards": cards_signature(state)}
                     yield f"data: {json.dumps(data)}\n\n"
                 else:
                     yield ": still here\n\n"
