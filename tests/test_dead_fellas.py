@@ -92,12 +92,14 @@ def test_a_tie_goes_to_the_player_left_of_the_dealer():
     assert dump(game)["current_player"] == "Ann"
 
 
-def test_deal_ends_when_the_mook_deck_runs_out():
-    game = RULES.new(Setup(("A", "B", "C", "D", "E")), DECK)
+def test_a_deck_takes_as_many_players_as_it_deals_three_mooks_to():
+    with pytest.raises(ValueError, match=r"^12 Mooks deal for 4 players, not 5$"):
+        RULES.new(Setup(("A", "B", "C", "D", "E")), DECK)
+    game = RULES.new(Setup(("A", "B", "C", "D")), DECK)
     game = accept(game, *(tap(f"dfm{n:02d}") for n in range(1, 13)))
     assert dump(game)["phase"] == "playing"
     assert dump(game)["mook_deck"] == 0
-    assert dump(game)["out"] == ["E"]
+    assert dump(game)["out"] == []
 
 
 # --- the turn -------------------------------------------------------------------------

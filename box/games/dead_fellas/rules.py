@@ -26,6 +26,7 @@ from box.games.dead_fellas import cards, events, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     CHOOSING,
+    DEALT_MAFIA,
     DEALT_MOOKS,
     FIGURES,
     OPTIONS,
@@ -64,7 +65,7 @@ from box.games.dead_fellas.state import (
     receivers,
     targets,
 )
-from box.games.kit import MOVES, Picker, Rulebook, Stage, expect, fit, read_options
+from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, fit, read_options
 
 NO_DICE = "Dead Fellas uses no dice"
 FINISH_FIRST = "finish this choice first"
@@ -604,7 +605,12 @@ PHASES: dict[type, Stage[Game]] = {
 
 
 def new(setup: Setup, deck: Deck) -> Game:
-    """The deal: the first player (left of the dealer, the last player) taps their three Mooks."""
+    """The deal: the first player (left of the dealer, the last player) taps their three Mooks.
+
+    ValueError when the deck cannot deal three Mooks and three Mafia cards to every player."""
+    mooks = sum(1 for card in deck.cards.values() if card.kind == "mook")
+    deal_for(len(setup.players), mooks, DEALT_MOOKS, "Mooks")
+    deal_for(len(setup.players), len(deck.cards) - mooks, DEALT_MAFIA, "Mafia cards")
     on_opponents = read_options(OPTIONS, setup.options)["items_on_opponents"] == "yes"
     return Game(tuple(setup.players), Board.empty(deck.cards, len(setup.players)), Deal(), items_on_opponents=on_opponents)
 
@@ -619,7 +625,7 @@ def secret(game: Game, card: str) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
+    cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

@@ -343,6 +343,7 @@ Play = CardPlay | Whacked
 
 WIN_SCORE = 10
 DEALT_MOOKS = 3
+DEALT_MAFIA = 3  # the Mafia cards dealt to each hand (the box never sees them)
 ACTIONS = (("whack", "Whack"), ("draw", "Draw a card"), ("recruit", "Recruit a Mook"))
 TURN_END = (("next", "Next player"), ("discard", "Discard cards"))
 

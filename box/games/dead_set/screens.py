@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from box.games.base import View
 from box.games.dead_set.state import State
-from box.games.kit import fit
-from box.words import LINE_CHARS
+from box.games.kit import fit, window
+from box.words import LINE_CHARS, TEXT_LINES
 
 AGE_ROOM = LINE_CHARS - 4  # a revealed card's name beside its age
+SCOREBOARD_LINES = TEXT_LINES - 2  # below the two lines of the play and game over screens
 
 
 def play(state: State) -> View:
     name = state.players[state.seat]
     taken = len(state.taken[state.seat])
-    lines = ("Tap: twist  OK: stick", f"Taken this round: {taken}", *_scoreboard(state))
+    lines = ("Tap: twist  OK: stick", f"Taken this round: {taken}", *_scoreboard(state, state.seat))
     return View(fit(f"R{state.round} {name}'s turn"), lines, notice=state.notice)
 
 
@@ -35,11 +36,13 @@ def bonus(state: State) -> View:
 
 def over(state: State) -> View:
     assert state.winner is not None
-    lines = (f"{state.players[state.winner]} wins!", f"{state.house.target} celebrities", *_scoreboard(state))
+    lines = (f"{state.players[state.winner]} wins!", f"{state.house.target} celebrities", *_scoreboard(state, state.winner))
     return View("Game over", lines, cursor=0, notice=state.notice)
 
 
-def _scoreboard(state: State) -> list[str]:
-    """Celebrities owned, two players a line: 'Ann       5 Bob      3'."""
+def _scoreboard(state: State, seat: int) -> tuple[str, ...]:
+    """Celebrities owned, two players a line: 'Ann       5 Bob      3'; with more than six players the
+    three lines around `seat`'s."""
     entries = [f"{fit(name, 7):<7}{len(cards):>3}" for name, cards in zip(state.players, state.owned, strict=True)]
-    return [" ".join(entries[i : i + 2]) for i in range(0, len(entries), 2)]
+    lines = [" ".join(entries[i : i + 2]) for i in range(0, len(entries), 2)]
+    return window(lines, seat // 2, SCOREBOARD_LINES)[0]

@@ -33,6 +33,7 @@ from box.games.deck_of_death.state import (
     FIGURES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
+    HAND,
     MENU_ITEMS,
     MOST_STEPS,
     OPTIONS,
@@ -49,7 +50,7 @@ from box.games.deck_of_death.state import (
     figures_of,
     forfeit,
 )
-from box.games.kit import Rulebook, Stage, expect, fit, moved, read_options, scroll, set_at
+from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, expect, fit, moved, read_options, scroll, set_at
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
 MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
@@ -665,7 +666,10 @@ PHASES: dict[Phase, Stage[State]] = {
 
 
 def new(setup: Setup, deck: Deck) -> State:
-    """Every token on Start, nobody immune, an empty board; the first player draws."""
+    """Every token on Start, nobody immune, an empty board; the first player draws.
+
+    ValueError when the deck cannot deal a starting hand of 7 to every player."""
+    deal_for(len(setup.players), len(deck.cards), HAND)
     board = deck.board if isinstance(deck, BoardDeck) and deck.board is not None else load_board(BUILTIN_BOARD)
     options = read_options(OPTIONS, setup.options)
     count = len(setup.players)
@@ -694,7 +698,7 @@ def is_over(state: State) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
+    cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

@@ -32,6 +32,7 @@ OPTIONS = (
 FIGURES = (Figure("laps", "laps"), Figure("drinks", "drinks"), Figure("duels_won", "duels won"))
 PHONE = Phone("board", counts=(Shown("laps", "laps"), Shown("drinks", "drinks")))
 DUEL_STYLES = ("High-Die Roll", "Other minigame")
+HAND = 7  # the starting hand dealt to each player, and what the draw phase tops up to
 FORCED_EXIT_DRINKS = 2  # finish the drink, or 2 heavy shots
 FORCED_EXIT_AFTER = 5  # failed turns inside before the way out may be forced
 MENU_ITEMS = ("Move a token", "Reshuffle discards", "Back")  # the table menu (short UP/DOWN)
