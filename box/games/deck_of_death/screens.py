@@ -12,10 +12,12 @@ from box.games.deck_of_death.state import (
     FORCED_EXIT_DRINKS,
     MENU_ITEMS,
     WAYS,
+    Failure,
     Overlay,
     Placed,
     State,
     forfeit,
+    may_place,
 )
 from box.games.kit import Picker, expect, fit
 from box.words import TEXT_LINES
@@ -97,6 +99,15 @@ def react(state: State, placed: Placed, head: tuple[str, str]) -> View:
 @_on_space
 def reflected(state: State, placed: Placed, head: tuple[str, str]) -> View:
     return _phase(state, (*head, f"{state.players[placed.owner]} takes it!", "OK done  BACK failed"))
+
+
+def failed(state: State) -> View:
+    """A failed card that moves tokens: go on, cast the failing player inside, or move a token."""
+    failure = expect(state.failure, Failure)
+    name = state.players[failure.player]
+    go_on = "Place a card" if may_place(state) else "Next player"
+    lines = (fit(f"{state.cards[failure.card].title} failed:"), go_on, fit(f"{name} into the circle"), "Move a token")
+    return _phase(state, lines, 1 + state.cursor)
 
 
 @_on_space
