@@ -565,7 +565,8 @@ def test_fugazi_goes_on_the_players_own_mooks_and_on_others_only_with_the_house_
 def test_boost_moves_an_opponents_item_to_your_mook_replacing_the_same_slot():
     game = table((Mook("dfm03", True, "dfw03"),), (Mook("dfm06", True, "dfw01", "dfd02"),))
     game = accept(game, tap("dfb01"))
-    assert [choice.value for choice in choices(game)] == ["dfw01", "dfd02"]  # opponents' items only
+    offered = choices(game)  # opponents' items only, then Bob's card (RULINGS 5a)
+    assert [(choice.value, choice.seat) for choice in offered] == [("dfw01", None), ("dfd02", None), (None, 1)]
     game = choose(game, "dfw01")  # onto Paulie, Ann's only Mook: at once
     state = dump(game)
     assert state["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
@@ -587,7 +588,7 @@ def test_boost_needs_an_item_to_move_and_a_mook_to_take_it():
 
 def test_i_know_a_guy_takes_a_known_discard_or_one_not_listed():
     game = accept(dealt(), DOWN, OK, tap("dfw02"), tap("dfd02"), tap("dfg01"))
-    assert [choice.value for choice in choices(game)] == ["dfd02", "dfw02", None]
+    assert [choice.label for choice in choices(game)] == ["Cop Uniform", "Snub Nose", "A card not listed", "Bob's card"]
     after = choose(game, "dfw02")
     assert dump(after)["discard_pile"] == ["dfd02", "dfg01"]
     assert dump(after)["phase"] == "endturn"

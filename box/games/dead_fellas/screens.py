@@ -106,14 +106,16 @@ def over(game: Game) -> View:
 
 
 def picking_title(game: Game, phase: Picking) -> str:
+    """What the card's picker asks; another player's card (RULINGS 5a) is named as theirs."""
     name = fit(game.name(phase.card), 12)
+    whose = "" if phase.by == game.turn else f"{fit(game.players[phase.by], 7)}'s "
     if phase.step == "slot":
-        return f"{name} as?"
+        return f"{whose}{name} as?"
     if phase.step == "item":
-        return "Boost which item?"
+        return f"{fit(game.players[phase.by], 7)} boosts which?" if whose else "Boost which item?"
     if phase.step == "discard":
-        return "Guy gets which card?"
-    return f"{name} on?"
+        return f"{whose}Guy gets?" if whose else "Guy gets which card?"
+    return f"{whose}{name} on?"
 
 
 def scoreline(game: Game) -> str:
