@@ -188,7 +188,10 @@ class Lobby:
             raise GameStartError(str(problem).replace("; options are", f" for {game}; options are")) from None
         deck = self.deck(game)
         folder = self.deck_folder(game)
-        rules.new(Setup(tuple(names), values), deck)  # the rules refuse bad setups before anything is journaled
+        try:  # the rules refuse bad setups (a deck too small for the table...) before anything is journaled
+            rules.new(Setup(tuple(names), values), deck)
+        except ValueError as problem:
+            raise GameStartError(str(problem)) from None
         with self.journal.batch():  # the game, when it started (the page's history), its table: one write
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
             self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))

@@ -92,12 +92,14 @@ def test_a_tie_goes_to_the_player_left_of_the_dealer():
     assert dump(game)["current_player"] == "Ann"
 
 
-def test_deal_ends_when_the_mook_deck_runs_out():
-    game = RULES.new(Setup(("A", "B", "C", "D", "E")), DECK)
+def test_a_deck_takes_as_many_players_as_it_deals_three_mooks_to():
+    with pytest.raises(ValueError, match=r"^12 Mooks deal for 4 players, not 5$"):
+        RULES.new(Setup(("A", "B", "C", "D", "E")), DECK)
+    game = RULES.new(Setup(("A", "B", "C", "D")), DECK)
     game = accept(game, *(tap(f"dfm{n:02d}") for n in range(1, 13)))
     assert dump(game)["phase"] == "playing"
     assert dump(game)["mook_deck"] == 0
-    assert dump(game)["out"] == ["E"]
+    assert dump(game)["out"] == []
 
 
 # --- the turn -------------------------------------------------------------------------
@@ -563,7 +565,8 @@ def test_fugazi_goes_on_the_players_own_mooks_and_on_others_only_with_the_house_
 def test_boost_moves_an_opponents_item_to_your_mook_replacing_the_same_slot():
     game = table((Mook("dfm03", True, "dfw03"),), (Mook("dfm06", True, "dfw01", "dfd02"),))
     game = accept(game, tap("dfb01"))
-    assert [choice.value for choice in choices(game)] == ["dfw01", "dfd02"]  # opponents' items only
+    offered = choices(game)  # opponents' items only, then Bob's card (RULINGS 5a)
+    assert [(choice.value, choice.seat) for choice in offered] == [("dfw01", None), ("dfd02", None), (None, 1)]
     game = choose(game, "dfw01")  # onto Paulie, Ann's only Mook: at once
     state = dump(game)
     assert state["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
@@ -585,7 +588,7 @@ def test_boost_needs_an_item_to_move_and_a_mook_to_take_it():
 
 def test_i_know_a_guy_takes_a_known_discard_or_one_not_listed():
     game = accept(dealt(), DOWN, OK, tap("dfw02"), tap("dfd02"), tap("dfg01"))
-    assert [choice.value for choice in choices(game)] == ["dfd02", "dfw02", None]
+    assert [choice.label for choice in choices(game)] == ["Cop Uniform", "Snub Nose", "A card not listed", "Bob's card"]
     after = choose(game, "dfw02")
     assert dump(after)["discard_pile"] == ["dfd02", "dfg01"]
     assert dump(after)["phase"] == "endturn"

@@ -149,14 +149,14 @@ def test_a_fugazi_offers_only_the_players_own_mooks():
 
 
 def test_a_boost_takes_an_opponents_item_only_onto_the_players_own_mooks():
-    game = accept(dealt(), tap("dfw01"), OK)  # Ann's own Tommy Gun cannot be boosted
-    assert refuse(game, tap("dfb01")) == "no item to boost"
+    game = accept(dealt(), tap("dfw01"), OK)  # Ann's own Tommy Gun: Ann cannot boost it, Bob can
+    bobs = accept(game, tap("dfb01"))  # so the Boost opens as Bob's (RULINGS 5a)
+    assert RULES.view(bobs).title == "Bob boosts which?" and RULES.view(bobs).lines == ("Ann Tommy Gun W",)
     game = accept(game, DOWN, OK, OK)  # Ann draws; Bob's turn
     game = accept(game, tap("dfw02"), DOWN, OK)  # Bob: Snub Nose on Tony (the picker starts on Carmine, his strongest)
     game = accept(alone(game, seat=1), DOWN, OK, OK)  # Bob keeps only Tony; Ann's turn
-    game = accept(game, tap("dfb01"))  # the items offered: Bob's Snub Nose only
-    labels = RULES.view(game).lines
-    assert len(labels) == 1 and "Snub Nose" in labels[0]
+    game = accept(game, tap("dfb01"))  # the items offered: Bob's Snub Nose, then Bob may play it
+    assert RULES.view(game).lines == ("Bob Snub Nose W", "Bob's card")
     game = accept(game, OK)  # onto which of Ann's Mooks? Paulie, Sal, Vinnie
     assert len(RULES.view(game).lines) == 3
 
@@ -165,3 +165,69 @@ def test_one_armed_mook_is_not_asked_who_whacks_and_back_goes_to_the_menu():
     game = accept(armed_paulie(), OK)
     assert dump(game)["phase"] == "target"
     assert dump(accept(game, BACK))["phase"] == "playing"
+
+
+# -- RULINGS 5a: any player plays an action card, the box asks whose -------------------------
+
+
+def test_the_current_players_action_card_costs_nothing_more_and_lists_the_others_below():
+    game = accept(dealt(), tap("dff01"))
+    view = RULES.view(game)
+    assert view.title == "Fugazi as?" and view.lines == ("Weapon", "Disguise", "Vehicle", "Bob's card")
+    assert view.cursor == 0
+    game = accept(game, OK, OK)  # Weapon, then Ann's Mook the picker starts on: as before 5a
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dff01"
+
+
+def test_bobs_fugazi_on_anns_turn_goes_on_bobs_mook():
+    game = accept(dealt(), tap("dff01"), DOWN, DOWN, DOWN, OK)  # "Bob's card"
+    view = RULES.view(game)
+    assert view.title == "Bob's Fugazi as?" and view.lines[3] == "Ann's card" and view.cursor == 0
+    game = accept(game, DOWN, OK)  # Disguise: then Bob's Mooks only
+    view = RULES.view(game)
+    assert view.title == "Bob's Fugazi on?" and all(line.startswith("Bob ") for line in view.lines)
+    game = accept(game, OK)
+    assert dump(game)["current_player"] == "Ann" and dump(game)["phase"] == "playing"
+    assert [mook["items"]["disguise"] for mook in dump(game)["mooks"]["Bob"]].count("dff01") == 1
+    assert all(mook["items"]["disguise"] is None for mook in dump(game)["mooks"]["Ann"])
+    cancelled = accept(game, tap("dfx01"))  # anyone's Fuhgeddaboutit answers it as any play
+    assert all(mook["items"]["disguise"] is None for mook in dump(cancelled)["mooks"]["Bob"])
+
+
+def test_back_from_bobs_mook_picker_asks_bobs_slot_again_and_back_again_leaves_the_card_in_hand():
+    game = accept(dealt(), tap("dff01"), DOWN, DOWN, DOWN, OK, OK)  # Bob's card, Weapon
+    game = accept(game, BACK)
+    assert RULES.view(game).title == "Bob's Fugazi as?"
+    game = accept(game, BACK)
+    assert dump(game)["phase"] == "playing" and RULES.view(game).notice == "Fugazi not played"
+
+
+def test_bobs_boost_on_anns_turn_takes_anns_item_onto_bobs_mook():
+    game = accept(dealt(), tap("dfd02"), OK)  # Ann: Cop Uniform on Paulie
+    game = accept(game, tap("dfb01"))  # nothing for Ann to boost (Bob has no items): Bob's card
+    assert RULES.view(game).title == "Bob boosts which?"
+    game = accept(game, OK)  # Ann's Cop Uniform, onto which of Bob's Mooks?
+    assert RULES.view(game).title == "Bob's Boost on?"
+    game = accept(game, OK)
+    assert all(mook["items"]["disguise"] is None for mook in dump(game)["mooks"]["Ann"])
+    assert [mook["items"]["disguise"] for mook in dump(game)["mooks"]["Bob"]].count("dfd02") == 1
+    assert dump(game)["current_player"] == "Ann"
+
+
+def test_nobody_can_boost_without_an_item_on_an_opponents_face_up_mook():
+    assert refuse(dealt(), tap("dfb01")) == "no item to boost"
+
+
+def test_bobs_i_know_a_guy_fills_bobs_hand():
+    game = accept(dealt(), DOWN, OK, tap("dfw02"), tap("dfg01"))  # Ann drew; Snub Nose discarded
+    assert RULES.view(game).lines == ("Snub Nose", "A card not listed", "Bob's card")
+    game = accept(game, DOWN, DOWN, OK)
+    assert RULES.view(game).title == "Bob's Guy gets?"
+    game = accept(game, OK)
+    assert RULES.view(game).notice == "Snub Nose to Bob's hand" and dump(game)["discard_pile"] == ["dfg01"]
+
+
+def test_a_player_who_cannot_play_the_card_is_not_offered():
+    game = accept(dealt(), tap("dff01"))
+    bob_without_mooks = replace(game, board=replace(game.board, mooks=(game.board.mooks[0], ())))
+    assert "Bob's card" not in RULES.view(bob_without_mooks).lines

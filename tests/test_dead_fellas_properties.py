@@ -11,6 +11,7 @@ from box.games.base import Press, Rejected, Roll, Setup, Step, Tap
 from box.games.dead_fellas import RULES
 from box.games.dead_fellas.invariants import check, check_step
 from box.games.dead_fellas.state import Game, Over
+from box.games.kit import MOST_PLAYERS
 
 SMALL = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
 BUILTIN = RULES.load_deck()
@@ -50,7 +51,7 @@ def test_random_games_on_the_small_deck_keep_the_invariants(players, on_opponent
 
 
 @settings(max_examples=50, deadline=None)
-@given(players=st.integers(2, 6), actions=st.lists(inputs(BUILTIN), min_size=50, max_size=400))
+@given(players=st.integers(2, MOST_PLAYERS), actions=st.lists(inputs(BUILTIN), min_size=50, max_size=400))
 def test_random_games_on_the_builtin_deck_keep_the_invariants(players, actions):
     play(RULES.new(Setup(tuple(f"P{n + 1}" for n in range(players))), BUILTIN), actions)
 

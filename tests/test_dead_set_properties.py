@@ -12,6 +12,7 @@ from box.games.base import BUTTONS, READERS, Press, Rejected, Roll, Setup, Step,
 from box.games.dead_set import RULES
 from box.games.dead_set.invariants import check, check_step
 from box.games.dead_set.state import Phase, State
+from box.games.kit import MOST_PLAYERS
 
 AGES = [3, 15, 22, 27, 27, 33, 36, 40, 45, 52, 56, 60, 64, 69, 71, 77, 80, 84, 88, 90, 95, 99, 101, 122]
 DECK = Deck(
@@ -20,14 +21,14 @@ DECK = Deck(
     {f"ds{n}": f"Celebrity {n}" for n in range(len(AGES))},
     "property.csv",
 )
-NAMES = ("Ann", "Bob", "Cy", "Dee", "Ed", "Flo")
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo")
 
 setups = st.builds(
     lambda count, target, ties, minimum, high_tie: Setup(
         NAMES[:count],
         {"target": str(target), "ties": ties, "order_bonus_min": str(minimum), "high_tie": high_tie},
     ),
-    st.integers(2, 6),
+    st.integers(2, MOST_PLAYERS),
     st.integers(1, 13),
     st.sampled_from(["either", "strict"]),
     st.integers(1, 4),

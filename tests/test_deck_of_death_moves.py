@@ -6,6 +6,7 @@ Through `RULES.apply` on the small scenario board: 12 outer spaces, Start at 0 a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from box.errors import ConfigError
 from box.games.base import Press, Roll, Setup, Tap
 from box.games.deck_of_death import RULES
+from box.games.deck_of_death.state import Token
 from tests.support import play_all, refused
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
@@ -169,3 +171,74 @@ def test_the_box_finds_a_deck_folder_by_either_file(tmp_path):
     assert deck_folder("deck-of-death", tmp_path) == tmp_path
     assert deck_folder("deadlines", tmp_path) is None
     assert deck_folder("deadlines", None) is None
+
+
+# --- a failed card that moves tokens: its consequences before play goes on (issue 26, 7b) ---------
+
+
+def failed_on(title: str, **options: str):
+    """Ann put `title` on space 3; Bob rolled onto it and failed it (BACK)."""
+    return play(at_card_phase(**options), tap(title), OK, Roll((1, 2)), BACK)
+
+
+def test_a_failed_card_that_moves_tokens_is_counted_then_offers_what_it_does():
+    state = failed_on("Black Hole", fail_forfeit="tier")
+    assert state.phase == "failed" and RULES.dump(state)["current_player"] == "Bob"
+    assert RULES.dump(state)["drinks"] == {"Ann": 0, "Bob": 3}  # the forfeit is counted at the failure
+    view = RULES.view(state)
+    assert view.lines == ("Black Hole failed:", "Next player", "Bob into the circle", "Move a token")
+    assert view.cursor == 1 and view.notice == "Failed: 3 drinks"
+    cast = play(state, DOWN, OK)
+    dump = RULES.dump(cast)
+    assert dump["positions"]["Bob"] == {"ring": "inner", "space": 2}  # by the next arrow ahead, 4
+    assert dump["drinks"] == {"Ann": 0, "Bob": 3} and cast.phase == "card" and dump["current_player"] == "Bob"
+    passed = play(state, OK)  # Next player: nothing moved
+    assert RULES.dump(passed)["current_player"] == "Ann" and RULES.dump(passed)["positions"]["Bob"]["space"] == 3
+
+
+def test_a_failed_card_that_moves_nothing_passes_the_turn_at_once():
+    state = failed_on("Plank")
+    assert state.phase == "draw" and RULES.dump(state)["current_player"] == "Ann"
+
+
+def test_the_failed_phase_moves_any_token_and_goes_on_from_the_move():
+    state = play(failed_on("Step Back"), UP, OK)  # Move a token: whose? the cursor on Bob, who failed
+    assert RULES.view(state).lines[RULES.view(state).cursor or 0].startswith("Bob")
+    own = play(state, OK, DOWN, OK, UP, OK)  # Bob backwards 2: 3 -> 1, the card phase there
+    assert RULES.dump(own)["positions"]["Bob"] == {"ring": "outer", "space": 1} and own.phase == "card"
+    other = play(state, UP, OK, OK, UP, OK)  # Ann forwards 2: 3 -> 5; Bob's failure is still on screen
+    assert RULES.dump(other)["positions"]["Ann"] == {"ring": "outer", "space": 5}
+    assert other.phase == "failed" and RULES.view(other).cursor == 1  # the cursor back on going on
+    back = play(state, BACK)  # BACK from the move's "whose?": back to the failure
+    assert back.phase == "failed" and back.overlay is None
+
+
+def test_the_failed_phase_refuses_what_cannot_be_done_and_changes_nothing():
+    state = failed_on("Black Hole")
+    assert rejected(state, BACK) == "Pick what the card does, OK"
+    assert rejected(state, tap("Plank")) == "Cards go on your space in card phase"
+    assert rejected(state, Roll((1, 1))) == "No dice now"
+    immune = play(state, tap("Halo"), OK)  # Bob immune (the picker starts on him): Immunity ignores card effects
+    assert rejected(play(immune, DOWN), OK) == "Bob is immune"
+    inside = replace(state, tokens=(state.tokens[0], Token("inner", 2, 4)))  # Bob already inside
+    assert rejected(play(inside, DOWN), OK) == "Already in the inner circle"
+
+
+def test_a_reflected_failure_offers_the_owners_consequences_then_the_empty_space():
+    state = play(at_card_phase(fail_forfeit="tier"), tap("Backstab"), OK, Roll((1, 2)), tap("Backstab"), tap("Tornado"))
+    assert state.phase == "reflected"
+    state = play(state, BACK)  # Ann, the owner, fails her own card: 2 drinks
+    assert state.phase == "failed" and state.failure is not None and state.failure.player == 0
+    assert RULES.dump(state)["drinks"] == {"Ann": 2, "Bob": 0}
+    assert RULES.view(state).lines[1:3] == ("Place a card", "Ann into the circle")  # the space is empty now
+    state = play(state, DOWN, OK)
+    assert RULES.dump(state)["positions"]["Ann"] == {"ring": "inner", "space": 2}  # 3: next arrow 4
+    assert state.phase == "card" and RULES.dump(state)["current_player"] == "Bob"
+
+
+def test_which_builtin_cards_move_tokens_by_their_text():
+    moving = sorted(card.title for card in RULES.load_deck().cards.values() if card.moves_tokens)
+    assert moving == [
+        "Backstab", "Black Hole", "Bloodbath", "Ghost Voice", "Hurricane", "Identity Theft", "Landslide",
+        "Shortcut", "Statue Roll", "Step Back", "Total Reversal", "Trapdoor",
+    ]

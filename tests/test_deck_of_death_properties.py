@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from box.games.base import READERS, Chug, Press, Rejected, Roll, Setup, Step, Tap
 from box.games.deck_of_death import RULES
 from box.games.deck_of_death.invariants import check, check_step
+from box.games.kit import MOST_PLAYERS
 
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 SMALL = RULES.load_deck(DECKS)
@@ -60,7 +61,7 @@ def play_inputs(state, *inputs):
 
 @settings(max_examples=150, deadline=None)
 @given(
-    players=st.sampled_from([("A", "B"), ("Ann", "Bob", "Cy"), tuple(f"P{i}" for i in range(1, 9))]),
+    players=st.sampled_from([("A", "B"), ("Ann", "Bob", "Cy"), tuple(f"P{i}" for i in range(1, 5))]),
     moves=st.lists(actions(SMALL), min_size=50, max_size=400),
 )
 def test_random_sessions_on_the_small_board_keep_the_invariants(players, moves):
@@ -68,9 +69,12 @@ def test_random_sessions_on_the_small_board_keep_the_invariants(players, moves):
 
 
 @settings(max_examples=40, deadline=None)
-@given(moves=st.lists(actions(BUILTIN), min_size=50, max_size=400))
-def test_random_sessions_on_the_builtin_board_keep_the_invariants(moves):
-    play_session(BUILTIN, ("Ann", "Bob", "Cy", "Dee"), moves)
+@given(
+    players=st.sampled_from([("Ann", "Bob", "Cy", "Dee"), tuple(f"P{i}" for i in range(1, MOST_PLAYERS + 1))]),
+    moves=st.lists(actions(BUILTIN), min_size=50, max_size=400),
+)
+def test_random_sessions_on_the_builtin_board_keep_the_invariants(players, moves):
+    play_session(BUILTIN, players, moves)
 
 
 def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and_duels():

@@ -74,7 +74,7 @@ def test_a_number_option_is_set_both_ways_in_a_few_presses():
         ({"game": "chess"}, "unknown game"),
         ({"game": "deck-of-death", "options": {"forfeits": "beer"}}, "forfeits must be one of"),
         ({"game": "deck-of-death", "options": {"colour": "red"}}, "unknown option 'colour'"),
-        ({"game": "deck-of-death", "players": 11}, "takes 2 to 8 players"),
+        ({"game": "deck-of-death", "players": 11}, "takes 2 to 10 players"),
         ({"game": "deck-of-death", "names": ["Al", "Al"]}, "must differ"),
     ],
 )

@@ -260,6 +260,24 @@ def set_at(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*values[:index], value, *values[index + 1 :])
 
 
+MOST_PLAYERS = 10  # the most seats a game takes, however many cards its deck holds
+
+
+def deal_for(players: int, cards: int, each: int, what: str = "cards", kept: int = 0) -> None:
+    """Refuse a setup whose deck cannot deal `each` of its `cards` to every player (`kept` set aside first).
+
+    The one-line reason says how many players the deck deals for (a game's `new` raises it).
+
+    >>> deal_for(4, 12, 3, "Mooks")
+    >>> deal_for(5, 12, 3, "Mooks")
+    Traceback (most recent call last):
+    ValueError: 12 Mooks deal for 4 players, not 5
+    """
+    most = max(0, cards - kept) // each
+    if players > most:
+        raise ValueError(f"{cards} {what} deal for {most} player{'' if most == 1 else 's'}, not {players}")
+
+
 def read_options(options: Sequence[Option], given: Mapping[str, str]) -> dict[str, str]:
     """Every option's canonical value: `given`'s where set, else the default; ValueError names a bad one.
 

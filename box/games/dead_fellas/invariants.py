@@ -1,7 +1,7 @@
 """What every reachable Dead Fellas state keeps, checked by the property tests and the soak.
 
 `check(state)`: every card in one place only, items in their slots and only on face-up
-Mooks, score piles of Mooks, a win by 10 hits or the last seat standing, the last play shown
+Mooks, score piles of Mooks, a card being played by a seat (an item by the current player's), a win by 10 hits or the last seat standing, the last play shown
 on the table exactly when its chain of Fuhgeddaboutits is even (whatever the phase), the dump
 JSON-ready and the screen within five lines. `check_step(before, action, after)`: scores grow
 only by a whack of a no-stronger Mook by an armed one (or a chain letting it stand again) and
@@ -16,7 +16,7 @@ from collections import Counter
 from box.games.base import Action, Press, Tap
 from box.games.dead_fellas.cards import FUGAZI, FUHGEDDABOUTIT, SLOTS
 from box.games.dead_fellas.rules import RULES
-from box.games.dead_fellas.state import WIN_SCORE, Game, Target, Whacked
+from box.games.dead_fellas.state import WIN_SCORE, Game, Picking, Target, Whacked
 from box.words import TEXT_LINES
 
 
@@ -51,6 +51,9 @@ def check(game: Game) -> None:
         (winner,) = dump["winners"]
         standing = [name for name in game.players if name not in dump["out"]]
         assert dump["score"][winner] >= WIN_SCORE or standing == [winner]
+    if isinstance(game.phase, Picking):  # the card's player is a seat; an item is the current player's
+        assert 0 <= game.phase.by < len(game.players)
+        assert board.cards[game.phase.card].kind == "action" or game.phase.by == game.turn
     view = RULES.view(game)
     assert len(view.lines) <= TEXT_LINES
     assert view.cursor is None or 0 <= view.cursor < len(view.lines)

@@ -26,6 +26,7 @@ from box.games.dead_fellas import cards, events, screens
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, I_KNOW_A_GUY, SLOTS, Card
 from box.games.dead_fellas.state import (
     CHOOSING,
+    DEALT_MAFIA,
     DEALT_MOOKS,
     FIGURES,
     OPTIONS,
@@ -61,10 +62,11 @@ from box.games.dead_fellas.state import (
     evidence,
     figures_of,
     likely_receiver,
+    players_for,
     receivers,
     targets,
 )
-from box.games.kit import MOVES, Picker, Rulebook, Stage, expect, fit, read_options
+from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, fit, read_options
 
 NO_DICE = "Dead Fellas uses no dice"
 FINISH_FIRST = "finish this choice first"
@@ -363,10 +365,10 @@ def resume(game: Game, phase: Phase) -> Phase:
 
 
 def _resume_picking(game: Game, phase: Picking) -> Phase:
-    if phase.step == "item" and not boostable(game):
+    if phase.step == "item" and not boostable(game, phase.by):
         return resume(game, phase.resume)
     if phase.step == "mook" and phase.source is not None:
-        offered = [mook.item(slot) for _, mook, slot in boostable(game)]
+        offered = [mook.item(slot) for _, mook, slot in boostable(game, phase.by)]
         if phase.source not in offered:
             return replace(phase, step="item", source=None, cursor=0) if offered else resume(game, phase.resume)
     if phase.step == "mook" and not receivers(game, phase):
@@ -445,7 +447,8 @@ def _armable(game: Game, card: str) -> bool:
 
 
 def play_item(game: Game, card: str) -> Result:
-    picking = Picking(card, "mook", game.phase)
+    """An item, played by the player whose turn it is."""
+    picking = Picking(card, "mook", game.phase, game.turn)
     if not receivers(game, picking):
         if game.board.mooks[game.turn]:
             return Rejected("face-down Mooks take no items")
@@ -457,7 +460,7 @@ def _to_mook(game: Game, picking: Picking) -> Result:
     """The card's Mook picker; or the card goes on the Mook the player tapped to arm, or on the
     only Mook that can take it."""
     offered = [mook.card for _, mook in receivers(game, picking)]
-    armed = picking.resume.mook if isinstance(picking.resume, Playing) else None
+    armed = picking.resume.mook if isinstance(picking.resume, Playing) and picking.by == game.turn else None
     if armed in offered:
         return pick(game, picking, armed)
     if len(offered) == 1:
@@ -466,34 +469,42 @@ def _to_mook(game: Game, picking: Picking) -> Result:
 
 
 def play_action(game: Game, card: Card) -> Result:
-    """An action card of the player whose turn it is (a Fuhgeddaboutit is anyone's, see below)."""
+    """An action card, anyone's (RULINGS 5a; a Fuhgeddaboutit, see below): its first picker is the
+    current player's, with a line for each other player who can play it; when the current player
+    cannot, it opens as the first who can, clockwise."""
     phase = game.phase
+    able = players_for(game, card)
+    by = game.turn if game.turn in able else able[0] if able else game.turn
     if card.effect == FUGAZI:
-        if not receivers(game, Picking(card.id, "mook", phase)):
+        if not able:
             return Rejected("no face-up Mook for a Fugazi")
-        return step(replace(game, phase=Picking(card.id, "slot", phase)), "", Sound.CLICK)
+        return step(replace(game, phase=Picking(card.id, "slot", phase, by)), "", Sound.CLICK)
     if card.effect == BOOST:
-        if not boostable(game):
-            return Rejected("no item to boost")
-        if not receivers(game, Picking(card.id, "mook", phase)):
-            return Rejected("no face-up Mook to take it")
-        return step(replace(game, phase=Picking(card.id, "item", phase)), "", Sound.CLICK)
+        if not able:
+            seats = game.seats_from_turn()
+            return Rejected("no face-up Mook to take it" if any(boostable(game, s) for s in seats) else "no item to boost")
+        return step(replace(game, phase=Picking(card.id, "item", phase, by)), "", Sound.CLICK)
     if card.effect == I_KNOW_A_GUY:
         if not [known for known in game.board.discard if known != card.id]:
             return finish_play(game, card.id, TookFromDiscard(card.id, None), phase, "Take any discarded card")
-        return step(replace(game, phase=Picking(card.id, "discard", phase)), "", Sound.CLICK)
+        return step(replace(game, phase=Picking(card.id, "discard", phase, by)), "", Sound.CLICK)
     return finish_play(game, card.id, TablePlayed(card.id), Reading(card.id, phase), "The table resolves it")
 
 
 def pick(game: Game, phase: Picking, value: str | None) -> Result:
     card = game.board.cards[phase.card]
+    offered = choices(game)
+    chosen = offered[Picker(tuple(choice.label for choice in offered), phase.cursor).cursor]
+    if chosen.seat is not None:  # another player's card: the same first step, as theirs
+        return step(replace(game, phase=replace(phase, by=chosen.seat, cursor=0)), "", Sound.CLICK)
     if phase.step == "slot":
         return _to_mook(game, replace(phase, step="mook", slot=value, cursor=0))
     if phase.step == "item":
         return _to_mook(game, replace(phase, step="mook", source=value, cursor=0))
     if phase.step == "discard":
         taken = game.board.from_discard(value) if value else game.board
-        notice = f"{game.name(value)} to hand" if value else "Take the card from discards"
+        hand = "hand" if phase.by == game.turn else f"{game.players[phase.by]}'s hand"
+        notice = f"{game.name(value)} to {hand}" if value else "Take the card from discards"
         return finish_play(replace(game, board=taken), card.id, TookFromDiscard(card.id, value), phase.resume, notice)
     mook = value or ""
     if card.effect == BOOST and phase.source:
@@ -604,7 +615,12 @@ PHASES: dict[type, Stage[Game]] = {
 
 
 def new(setup: Setup, deck: Deck) -> Game:
-    """The deal: the first player (left of the dealer, the last player) taps their three Mooks."""
+    """The deal: the first player (left of the dealer, the last player) taps their three Mooks.
+
+    ValueError when the deck cannot deal three Mooks and three Mafia cards to every player."""
+    mooks = sum(1 for card in deck.cards.values() if card.kind == "mook")
+    deal_for(len(setup.players), mooks, DEALT_MOOKS, "Mooks")
+    deal_for(len(setup.players), len(deck.cards) - mooks, DEALT_MAFIA, "Mafia cards")
     on_opponents = read_options(OPTIONS, setup.options)["items_on_opponents"] == "yes"
     return Game(tuple(setup.players), Board.empty(deck.cards, len(setup.players)), Deal(), items_on_opponents=on_opponents)
 
@@ -619,7 +635,7 @@ def secret(game: Game, card: str) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
+    cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

@@ -16,7 +16,7 @@ from box.games.dead_fellas.state import (
     Target,
     choices,
 )
-from box.games.kit import Picker, expect, name_line, short_person, window, wrap
+from box.games.kit import Picker, expect, name_line, short_name, short_person, window, wrap
 from box.words import LINE_CHARS, TEXT_LINES
 
 MOOK_LEGEND = "Items WDV, then hits"  # how a Mook's line reads: "Vinnie Bones WD- 3"
@@ -111,14 +111,16 @@ def over(game: Game) -> View:
 
 
 def picking_title(game: Game, phase: Picking) -> str:
-    name = short_person(game.name(phase.card), LINE_CHARS - 4)
+    """What the card's picker asks; another player's card (RULINGS 5a) is named as theirs."""
+    whose = "" if phase.by == game.turn else f"{short_name(game.players[phase.by], 7)}'s "
+    name = short_person(game.name(phase.card), LINE_CHARS - 4 - len(whose))
     if phase.step == "slot":
-        return f"{name} as?"
+        return f"{whose}{name} as?"
     if phase.step == "item":
-        return "Boost which item?"
+        return f"{short_name(game.players[phase.by], 7)} boosts which?" if whose else "Boost which item?"
     if phase.step == "discard":
-        return "Guy gets which card?"
-    return f"{name} on?"
+        return f"{whose}Guy gets?" if whose else "Guy gets which card?"
+    return f"{whose}{name} on?"
 
 
 def scoreline(game: Game) -> str:

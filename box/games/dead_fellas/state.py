@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from box.games.base import Figure, Figures, Option, Phone, Shown
-from box.games.dead_fellas.cards import BOOST, SLOTS, Card
-from box.games.kit import set_at, short_name, short_person
+from box.games.dead_fellas.cards import BOOST, FUGAZI, SLOTS, Card
+from box.games.kit import name_line, set_at, short_name, short_person
 from box.words import LINE_CHARS
 
 OPTIONS = (
@@ -343,6 +343,7 @@ Play = CardPlay | Whacked
 
 WIN_SCORE = 10
 DEALT_MOOKS = 3
+DEALT_MAFIA = 3  # the Mafia cards dealt to each hand (the box never sees them)
 ACTIONS = (("whack", "Whack"), ("draw", "Draw a card"), ("recruit", "Recruit a Mook"))
 TURN_END = (("next", "Next player"), ("discard", "Discard cards"))
 
@@ -412,12 +413,15 @@ class Picking:
     """A tapped Mafia card waiting for its choices; `resume` is where play goes on after it.
 
     `step` is "mook" (which Mook gets it), "slot" (Fugazi), "item" (Boost: which item
-    moves) or "discard" (I Know A Guy: which discarded card).
+    moves) or "discard" (I Know A Guy: which discarded card). `by` is the seat playing the
+    card: the current player's for an item; an action card may be anyone's (RULINGS 5a), the
+    current player's unless a line of its first step says otherwise.
     """
 
     card: str
     step: str
     resume: Phase
+    by: int
     slot: str | None = None
     source: str | None = None
     cursor: int = 0
@@ -471,16 +475,21 @@ class Game:
 
     def seats_from_turn(self) -> tuple[int, ...]:
         """All seats, the current one first, then clockwise."""
+        return self.seats_from(self.turn)
+
+    def seats_from(self, seat: int) -> tuple[int, ...]:
+        """All seats, `seat` first, then clockwise."""
         count = len(self.players)
-        return tuple((self.turn + offset) % count for offset in range(count))
+        return tuple((seat + offset) % count for offset in range(count))
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One line of a picker: what it says and what OK picks."""
+    """One line of a picker: what it says and what OK picks (`seat`: the card is that player's)."""
 
     label: str
     value: str | None
+    seat: int | None = None
 
 
 def mook_label(game: Game, mook: Mook, owner: int | None = None) -> str:
@@ -532,10 +541,10 @@ def evidence(game: Game, attacker: str, done: tuple[str, ...]) -> Evidence:
 
 def receivers(game: Game, picking: Picking) -> tuple[tuple[int, Mook], ...]:
     """The face-up Mooks that may receive the card being played."""
-    # the current player's own Mooks (a Boost takes an opponent's item onto one of them); with
+    # the Mooks of the player playing it (a Boost takes an opponent's item onto one of them); with
     # items_on_opponents an item or a Fugazi may go on anyone's
     card = game.board.cards[picking.card]
-    seats = game.seats_from_turn() if game.items_on_opponents and card.effect != BOOST else (game.turn,)
+    seats = game.seats_from(picking.by) if game.items_on_opponents and card.effect != BOOST else (picking.by,)
     return tuple((seat, mook) for seat in seats for mook in game.board.mooks[seat] if mook.face_up)
 
 
@@ -547,15 +556,16 @@ def likely_receiver(game: Game, picking: Picking) -> int:
     if slot not in SLOTS:
         return 0
     offered = receivers(game, picking)
-    fits = [at for at, (seat, mook) in enumerate(offered) if seat == game.turn and mook.item(slot) is None]
+    fits = [at for at, (seat, mook) in enumerate(offered) if seat == picking.by and mook.item(slot) is None]
     if not fits:
         return 0
     return max(fits, key=lambda at: (len(offered[at][1].items), game.board.total(offered[at][1])))
 
 
-def boostable(game: Game) -> tuple[tuple[int, Mook, str], ...]:
-    """Every item on an opponent's face-up Mook, as (seat, Mook, slot), clockwise from the current player."""
-    seats = game.seats_from_turn()[1:]
+def boostable(game: Game, by: int) -> tuple[tuple[int, Mook, str], ...]:
+    """Every item on a face-up Mook of `by`'s opponents (the current player among them when `by` is
+    another), as (seat, Mook, slot), clockwise from `by`."""
+    seats = game.seats_from(by)[1:]
     return tuple(
         (seat, mook, slot)
         for seat in seats
@@ -564,6 +574,20 @@ def boostable(game: Game) -> tuple[tuple[int, Mook, str], ...]:
         for slot in SLOTS
         if mook.item(slot)
     )
+
+
+def players_for(game: Game, card: Card) -> tuple[int, ...]:
+    """The seats that can play the action card `card` now, clockwise from the current player (RULINGS 5a):
+    a Fugazi needs a face-up Mook to go on, a Boost an opponent's item and a face-up Mook to take
+    it; an I Know A Guy, anyone."""
+    seats = game.seats_from_turn()
+    if card.effect == FUGAZI:
+        return tuple(seat for seat in seats if receivers(game, Picking(card.id, "mook", Deal(), seat)))
+    if card.effect == BOOST:
+        return tuple(
+            seat for seat in seats if boostable(game, seat) and receivers(game, Picking(card.id, "mook", Deal(), seat))
+        )
+    return seats
 
 
 def choices(game: Game) -> tuple[Choice, ...]:
@@ -591,20 +615,29 @@ def choices(game: Game) -> tuple[Choice, ...]:
 
 def picking_choices(game: Game, phase: Picking) -> tuple[Choice, ...]:
     if phase.step == "slot":
-        return tuple(Choice(slot.capitalize(), slot) for slot in SLOTS)
+        return (*(Choice(slot.capitalize(), slot) for slot in SLOTS), *_other_players(game, phase))
     if phase.step == "item":
-        return tuple(
+        items = tuple(
             Choice(
                 f"{short_name(game.players[seat], 4)} "
                 f"{short_person(game.name(mook.item(slot) or ''), LINE_CHARS - 7)} {slot[0].upper()}",
                 mook.item(slot),
             )
-            for seat, mook, slot in boostable(game)
+            for seat, mook, slot in boostable(game, phase.by)
         )
+        return (*items, *_other_players(game, phase))
     if phase.step == "discard":
         known = tuple(card for card in reversed(game.board.discard) if card != phase.card)
-        return (*(Choice(game.name(card), card) for card in known), Choice("A card not listed", None))
+        listed = (*(Choice(game.name(card), card) for card in known), Choice("A card not listed", None))
+        return (*listed, *_other_players(game, phase))
     return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in receivers(game, phase))
+
+
+def _other_players(game: Game, phase: Picking) -> tuple[Choice, ...]:
+    """Below an action card's first choices, a line for each other player who can play it (RULINGS 5a):
+    OK there makes it that player's card."""
+    seats = players_for(game, game.board.cards[phase.card])
+    return tuple(Choice(name_line("", game.players[seat], "'s card"), None, seat) for seat in seats if seat != phase.by)
 
 
 def dump(game: Game) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from box.games.dead_set.state import (
     dump,
     figures_of,
 )
-from box.games.kit import Rulebook, Stage, set_at
+from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, set_at
 
 
 def in_order(ages: list[int], strict: bool) -> bool:
@@ -271,10 +271,13 @@ PHASES: dict[Phase, Stage[State]] = {
 
 
 def new(setup: Setup, deck: Deck) -> State:
-    """Round 1, the first named player to twist or stick; ValueError for repeated names."""
+    """Round 1, the first named player to twist or stick; ValueError for repeated names, or for more
+    players than the deck deals for (a card for each player's first twist; the graveyard holds what
+    is left, see `_start_scoring`)."""
     players = tuple(setup.players)
     if len(set(players)) != len(players):
         raise ValueError("Dead Set players need different names")
+    deal_for(len(players), len(deck), 1)
     empty = tuple(() for _ in players)
     return State(
         players=players,
@@ -294,7 +297,7 @@ def is_over(state: State) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 6), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
+    cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

@@ -38,6 +38,8 @@ BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"
 COLUMNS = ("id", "title", "color", "tier", "effect", "text")
 COLORS = ("blue", "orange", "green", "red", "white")
 EFFECTS = ("immunity", "rule-creator")
+# A card's text that speaks of a token, the inner circle or moving by spaces: failing it may move a token
+MOVES_TOKENS = re.compile(r"\btokens?\b|\binner circle\b|\bmoves?\b.*\bspaces?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,17 @@ class Card:
     def persistent(self) -> bool:
         """True for cards that stay active as a rule while on the board (blue, Rule Creator)."""
         return self.color == "blue" or self.effect == "rule-creator"
+
+    @property
+    def moves_tokens(self) -> bool:
+        """Its text speaks of a token, the inner circle or moving spaces: failing it may move a token.
+
+        >>> Card("dd151", "Trapdoor", "red", 2, None, "Into the inner circle, unless you pay two forfeits.").moves_tokens
+        True
+        >>> Card("dd108", "Mirror Moves", "green", 2, None, "Copy every move of a chosen player.").moves_tokens
+        False
+        """
+        return MOVES_TOKENS.search(self.text) is not None
 
     @property
     def label(self) -> str:

@@ -1,7 +1,8 @@
 """What every reachable Deck of Death state keeps, checked by the property tests and the soak.
 
 `check(state)`: tokens on their rings, one card a space and none on Start, a card either on
-the board or in the discard pile (once) or neither, the dump
+the board or in the discard pile (once) or neither, a failure kept only in the failed phase (of
+a card that moves tokens), the dump
 JSON-ready and the screen within five lines of 21 characters. `check_step(before, action,
 after)`: laps and drinks only grow (laps by the mover's roll, never by a card's move), the lockout stays, at most one
 duel is won a step, and after enough chaos only scrolling. Both raise AssertionError.
@@ -14,7 +15,7 @@ from typing import Any
 
 from box.games.base import Action, Press, Roll
 from box.games.deck_of_death.rules import RULES
-from box.games.deck_of_death.state import State
+from box.games.deck_of_death.state import Phase, State
 from box.words import LINE_CHARS, TEXT_LINES
 
 
@@ -36,6 +37,9 @@ def check(state: State) -> dict[str, Any]:
     for player, token in enumerate(state.tokens):
         if token.ring == "outer":
             assert state.inner_turns[player] == 0
+    assert (state.phase is Phase.FAILED) == (state.failure is not None), "a failure only in the failed phase"
+    if state.failure is not None:
+        assert state.cards[state.failure.card].moves_tokens, "the failed phase for a card that moves no token"
     data = RULES.dump(state)
     json.loads(json.dumps(data))
     assert data["over"] == RULES.is_over(state)

@@ -29,16 +29,21 @@ from box.games.base import Action, Chug, Press, Rejected, Roll, Setup, Sound, St
 from box.games.deck_of_death import cards, events, screens
 from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
 from box.games.deck_of_death.state import (
+    CAST_INSIDE,
     DUEL_STYLES,
     FIGURES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
+    GO_ON,
+    HAND,
     MENU_ITEMS,
     MOST_STEPS,
+    MOVE_TOKEN,
     OPTIONS,
     PHONE,
     WAYS,
     Duel,
+    Failure,
     Layer,
     Overlay,
     Phase,
@@ -48,8 +53,9 @@ from box.games.deck_of_death.state import (
     dump,
     figures_of,
     forfeit,
+    may_place,
 )
-from box.games.kit import Rulebook, Stage, expect, fit, moved, read_options, scroll, set_at
+from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, expect, fit, moved, read_options, scroll, set_at
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
 MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
@@ -276,7 +282,8 @@ def _card_move(state: State, player: int, way: int, steps: int) -> State:
 
     Inside the circle it wraps round the 10 spaces. Into the inner circle from the outer ring it
     goes by the next arrow ahead (its own space if it stands on one). The current player's turn
-    goes on in the card phase at the new space (no new challenge), or ends on Start.
+    goes on in the card phase at the new space (no new challenge), or ends on Start; another
+    player's move leaves the phase as it was.
     """
     board, token = state.board, state.tokens[player]
     name = state.players[player]
@@ -304,11 +311,11 @@ def _card_move(state: State, player: int, way: int, steps: int) -> State:
         overlay=None,
         notice=fit(f"{notice}: {where}", 40),
     )
-    if player != state.turn:
-        return state
+    if player != state.turn:  # the phase goes on; after a failure, the cursor back on going on
+        return replace(state, cursor=GO_ON) if state.phase is Phase.FAILED else state
     if token.ring == "outer" and token.space == board.start:
         return _next_turn(replace(state, completed=False, reacted=False))
-    return replace(state, phase=Phase.CARD, completed=False, reacted=False)
+    return replace(state, phase=Phase.CARD, completed=False, reacted=False, failure=None, cursor=0)
 
 
 LAYERS: dict[Layer, Stage[State]] = {
@@ -427,7 +434,7 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
         return Step(_next_turn(replace(state, completed=True, notice="Challenge completed")), (Sound.RIGHT,))
     if action == Press("back"):
         state, notice = _failed(state, state.turn, card.forfeit, "Failed")
-        return Step(_card_phase(replace(state, completed=False, notice=notice)), (Sound.WRONG,))
+        return Step(_after_failure(replace(state, completed=False, notice=notice), state.turn, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         if action.card != placed.card:  # another card: completed, and it tries to take the space over
             return _card_tap(replace(state, completed=True, notice="Challenge completed"), action)
@@ -447,6 +454,39 @@ def _failed(state: State, player: int, cost: int, said: str) -> tuple[State, str
         return state, f"{said}: as the card says"
     state, skipped = _drink(state, (player,), cost)
     return state, f"{said}, but immune" if skipped else f"{said}: {forfeit(state, cost)}"
+
+
+def _after_failure(state: State, player: int, card_id: str) -> State:
+    """After a failure: a card whose text moves tokens offers its consequences first (the failed
+    phase); any other goes on at once (the card phase, or the next turn when nothing may be placed)."""
+    if state.cards[card_id].moves_tokens:
+        return replace(state, phase=Phase.FAILED, failure=Failure(player, card_id), cursor=GO_ON)
+    return _card_phase(state)
+
+
+def _failure(state: State, action: Action) -> Step[State] | Rejected:
+    """What the failed card does: play goes on, the failing player is cast into the inner circle,
+    or a token moves (the move's pickers, the failing player's token first)."""
+    failure = expect(state.failure, Failure)
+    if action in (Press("up"), Press("down")):
+        return Step(replace(state, cursor=moved(state.cursor, MOVE_TOKEN + 1, expect(action, Press).button)), (Sound.CLICK,))
+    if action != Press("ok"):
+        return _wrong_time(action, "Pick what the card does, OK")
+    if state.cursor == MOVE_TOKEN:
+        return Step(replace(state, overlay=Overlay(Layer.MOVE, cursor=failure.player)), (Sound.CLICK,))
+    if state.cursor == CAST_INSIDE:
+        if state.immune[failure.player]:
+            return Rejected(f"{state.players[failure.player][:12]} is immune")
+        if state.tokens[failure.player].ring == "inner":
+            return Rejected("Already in the inner circle")
+        cast = _card_move(state, failure.player, INSIDE, 0)
+        return Step(_go_on(cast) if cast.phase is Phase.FAILED else cast, (Sound.CLICK,))  # the owner's, after a reflect
+    return Step(_go_on(state), (Sound.CLICK,))
+
+
+def _go_on(state: State) -> State:
+    """The failed card's consequences done: the card phase, or the next turn."""
+    return _card_phase(replace(state, failure=None, cursor=0))
 
 
 def _discarded(state: State, *cards: str | None) -> State:
@@ -490,7 +530,7 @@ def _reflected(state: State, action: Action) -> Step[State] | Rejected:
         return Step(_card_phase(replace(cleared, notice=fit(f"{owner} did it", 40))), (Sound.RIGHT,))
     if action == Press("back"):
         cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner[:12]} failed")
-        return Step(_card_phase(replace(cleared, notice=notice)), (Sound.WRONG,))
+        return Step(_after_failure(replace(cleared, notice=notice), placed.owner, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         return Rejected("One reaction per challenge")
     return _wrong_time(action, f"{owner[:8]}: OK done, BACK failed")
@@ -608,11 +648,11 @@ def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
 def _card_phase(state: State) -> State:
     """The card phase, or the next turn when it has one answer (nothing may be placed): an occupied
     space after a challenge not completed, or an empty space once the board is locked."""
-    if state.spaces[state.slot] is not None and not state.completed:
-        return _next_turn(state)
-    if state.spaces[state.slot] is None and state.lockout:
+    if may_place(state):
+        return replace(state, phase=Phase.CARD)
+    if state.spaces[state.slot] is None:  # the board is locked
         return _next_turn(replace(state, notice=fit(f"{state.notice}. Board locked" if state.notice else "Board locked", 40)))
-    return replace(state, phase=Phase.CARD)
+    return _next_turn(state)
 
 
 def _next_turn(state: State) -> State:
@@ -627,6 +667,7 @@ def _next_turn(state: State) -> State:
         completed=False,
         reacted=False,
         duel=None,
+        failure=None,
         cursor=0,
     )
 
@@ -656,6 +697,7 @@ PHASES: dict[Phase, Stage[State]] = {
     Phase.CHALLENGE: Stage(_challenge, screens.challenge),
     Phase.REACT: Stage(_react, screens.react),
     Phase.REFLECTED: Stage(_reflected, screens.reflected),
+    Phase.FAILED: Stage(_failure, screens.failed),
     Phase.CARD: Stage(_card, screens.card),
     Phase.DUEL_STYLE: Stage(_duel_style, screens.duel_style),
     Phase.DUEL_ROLL: Stage(_duel_roll, screens.duel_roll),
@@ -665,7 +707,10 @@ PHASES: dict[Phase, Stage[State]] = {
 
 
 def new(setup: Setup, deck: Deck) -> State:
-    """Every token on Start, nobody immune, an empty board; the first player draws."""
+    """Every token on Start, nobody immune, an empty board; the first player draws.
+
+    ValueError when the deck cannot deal a starting hand of 7 to every player."""
+    deal_for(len(setup.players), len(deck.cards), HAND)
     board = deck.board if isinstance(deck, BoardDeck) and deck.board is not None else load_board(BUILTIN_BOARD)
     options = read_options(OPTIONS, setup.options)
     count = len(setup.players)
@@ -694,7 +739,7 @@ def is_over(state: State) -> bool:
 
 
 RULES = Rulebook(
-    cards.NAME, TITLES[cards.NAME], (2, 8), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
+    cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
     events=events.happened,
 )

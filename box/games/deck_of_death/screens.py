@@ -12,10 +12,12 @@ from box.games.deck_of_death.state import (
     FORCED_EXIT_DRINKS,
     MENU_ITEMS,
     WAYS,
+    Failure,
     Overlay,
     Placed,
     State,
     forfeit,
+    may_place,
 )
 from box.games.kit import Picker, expect, name_line, short_name, short_person, window
 from box.words import LINE_CHARS, TEXT_LINES
@@ -99,6 +101,16 @@ def react(state: State, placed: Placed, head: tuple[str, str]) -> View:
 def reflected(state: State, placed: Placed, head: tuple[str, str]) -> View:
     takes = name_line("", state.players[placed.owner], " takes it!")
     return _phase(state, (*head, takes, "OK done  BACK failed"), scrolling=(0,))
+
+
+def failed(state: State) -> View:
+    """A failed card that moves tokens: go on, cast the failing player inside, or move a token."""
+    failure = expect(state.failure, Failure)
+    name = state.players[failure.player]
+    go_on = "Place a card" if may_place(state) else "Next player"
+    title = short_person(state.cards[failure.card].title, LINE_CHARS - len(" failed:"))
+    lines = (f"{title} failed:", go_on, name_line("", name, " into the circle"), "Move a token")
+    return _phase(state, lines, 1 + state.cursor)
 
 
 @_on_space

@@ -32,10 +32,12 @@ OPTIONS = (
 FIGURES = (Figure("laps", "laps"), Figure("drinks", "drinks"), Figure("duels_won", "duels won"))
 PHONE = Phone("board", counts=(Shown("laps", "laps"), Shown("drinks", "drinks")))
 DUEL_STYLES = ("High-Die Roll", "Other minigame")
+HAND = 7  # the starting hand dealt to each player, and what the draw phase tops up to
 FORCED_EXIT_DRINKS = 2  # finish the drink, or 2 heavy shots
 FORCED_EXIT_AFTER = 5  # failed turns inside before the way out may be forced
 MENU_ITEMS = ("Move a token", "Reshuffle discards", "Back")  # the table menu (short UP/DOWN)
 WAYS = ("Forwards", "Backwards", "Inner circle")  # how a card moves a token
+GO_ON, CAST_INSIDE, MOVE_TOKEN = 0, 1, 2  # what a failed card does, in the failed phase's order
 MOST_STEPS = 12  # a card moves a token 1 to 12 spaces
 
 
@@ -48,6 +50,7 @@ class Phase(Word):
     CHALLENGE = "challenge"  # the card on the landing space: OK completed, BACK failed
     REACT = "react"  # the attacking card was tapped: waiting for the reaction card
     REFLECTED = "reflected"  # the card's owner takes the reflected challenge
+    FAILED = "failed"  # a failed card that moves tokens: its consequences before play goes on
     CARD = "card"  # tap a card to place it on the token's space, OK to skip
     DUEL_STYLE = "duel-style"  # the defender picks High-Die Roll or another minigame
     DUEL_ROLL = "duel-roll"  # High-Die Roll: challenger rolls, then defender
@@ -93,6 +96,14 @@ class Duel:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """A failed card whose text moves tokens: who failed it (the player, or its owner after a reflect)."""
+
+    player: int
+    card: str
+
+
+@dataclass(frozen=True)
 class Overlay:
     """A screen over the phase: a list, a confirmation or a white card's picker."""
 
@@ -128,6 +139,7 @@ class State:
     completed: bool = False  # the current challenge was completed: a replacement is allowed
     reacted: bool = False  # a reaction was played in this turn's challenge
     duel: Duel | None = None
+    failure: Failure | None = None  # in the failed phase: whose failure, of which card
     cursor: int = 0  # the highlighted choice in the phase's picker
     before: int | None = None  # the seat whose turn just ended: reminded to discard on the draw screen
     overlay: Overlay | None = None
@@ -154,6 +166,13 @@ class State:
             if placed is not None and placed.card == card_id:
                 return slot
         return None
+
+
+def may_place(state: State) -> bool:
+    """Whether the card phase on the token's space has a choice: an empty space (unless the board is
+    locked), or an occupied one after its challenge was completed."""
+    placed = state.spaces[state.slot]
+    return not state.lockout if placed is None else state.completed
 
 
 def forfeit(state: State, count: int) -> str:
