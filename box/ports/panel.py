@@ -1,0 +1,223 @@
+"""The OLED controllers' own memory: frames packed into pages by Pillow, and only changed pages sent.
+
+An SSD1306 or SH1106 holds the picture as 8 *pages*, bands of 8 pixel rows: one byte per column
+per page, its lowest bit the band's top row. luma's drivers pack the 8,192 pixels of a frame into
+those 1,024 bytes with a Python loop (about half of one input's CPU on the pusher thread, holding
+the interpreter lock) and send all of them on every `display()`: 23 ms on a 400 kHz I2C bus.
+
+The drivers here are luma's own, with a different `display`:
+
+- `pack_pages(image)` packs a frame with Pillow's C code (a transpose and `tobytes` in the
+  least-significant-bit-first raw mode), exactly the bytes luma's loop makes;
+- `send_changes(image, superseded)` sends only the bytes that differ from what the panel holds,
+  in as few transactions as the controller allows: the SSD1306 takes an address window (columns
+  and pages) and fills it in one write, so each run of changed pages is one window over its
+  changed columns; the SH1106 has no window, so each changed page is addressed on its own, from
+  its first changed column (its RAM is 132 columns wide; on most boards the panel starts at its third).
+  Between two transactions it asks `superseded()`, and stops when a newer frame is waiting: the
+  panel then holds part of the old frame, which the next call sends over;
+- `forget()` makes the next call send the whole frame (after a bus error, a wake, a new panel).
+
+A cursor moving from one line to the next changes two or three pages: about a quarter of the
+bytes, and its frame no longer waits behind a whole frame on the bus.
+
+>>> from PIL import Image
+>>> from luma.core.interface.serial import noop
+>>> panel = PagedSSD1306(noop())
+>>> panel.send_changes(Image.new("1", (128, 64), 1)), panel.sent_bytes
+(True, 1024)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from luma.oled.device import sh1106, ssd1306
+from PIL import Image
+
+if TYPE_CHECKING:
+    Window = tuple[int, int, int, int]  # first page, last page, first column, last column (inclusive)
+
+PAGE_ROWS = 8
+WINDOW_COST = 10  # bytes a second window costs on I2C: the address-setting command and a data write's header
+
+
+def pack_pages(image: Image.Image) -> bytes:
+    """The controller's bytes of a mode-"1" frame: page by page, a byte per column, bit 0 on top.
+
+    The transpose makes each of the frame's columns a row, which `tobytes` packs 8 pixels a
+    byte, the top pixel in the lowest bit ("1;R"); column x's byte for page p is then at
+    `x * pages + p`, and striding by the page count gathers each page.
+
+    >>> pack_pages(Image.new("1", (128, 64), 1)) == bytes([0xFF]) * 1024
+    True
+    """
+    pages = image.height // PAGE_ROWS
+    columns = image.transpose(Image.Transpose.TRANSPOSE).tobytes("raw", "1;R")
+    return b"".join([columns[page::pages] for page in range(pages)])
+
+
+def changed_columns(old: bytes | bytearray, new: bytes) -> tuple[int, int] | None:
+    """The first and last index where two equal-length byte strings differ; None when equal.
+
+    Done on integers (C), not byte by byte: the XOR's highest set bit is the first difference,
+    its lowest the last.
+
+    >>> changed_columns(b"abcd", b"aXcY")
+    (1, 3)
+    """
+    if old == new:
+        return None
+    diff = int.from_bytes(old, "big") ^ int.from_bytes(new, "big")
+    size = len(new)
+    first = size - (diff.bit_length() + 7) // 8
+    last = size - 1 - ((diff & -diff).bit_length() - 1) // 8
+    return first, last
+
+
+def page_spans(held: bytes | bytearray | None, pages: bytes, width: int) -> list[Window | None]:
+    """For each page, the span of columns that changed as a one-page window; None where nothing did."""
+    count = len(pages) // width
+    if held is None:
+        return [(page, page, 0, width - 1) for page in range(count)]
+    spans: list[Window | None] = []
+    for page in range(count):
+        start = page * width
+        columns = changed_columns(held[start : start + width], pages[start : start + width])
+        spans.append(None if columns is None else (page, page, *columns))
+    return spans
+
+
+def windows(held: bytes | bytearray | None, pages: bytes, width: int) -> list[Window]:
+    """SSD1306 address windows covering every changed byte, for the fewest bytes on the bus.
+
+    Neighbouring changed pages share a window over the union of their columns; a window joins
+    the one before when the bytes it would resend (unchanged pages or columns in between) cost
+    less than a second window's header. Unchanged frame: no window; unknown panel: one window
+    over it all.
+    """
+    merged: list[Window] = []
+    for span in page_spans(held, pages, width):
+        if span is None:
+            continue
+        if merged:
+            top, _, left, right = merged[-1]
+            joined = (top, span[1], min(left, span[2]), max(right, span[3]))
+            if area(joined) <= area(merged[-1]) + area(span) + WINDOW_COST:
+                merged[-1] = joined
+                continue
+        merged.append(span)
+    return merged
+
+
+def area(window: Window) -> int:
+    """The bytes a window sends."""
+    top, bottom, left, right = window
+    return (bottom - top + 1) * (right - left + 1)
+
+
+def window_bytes(pages: bytes, window: Window, width: int) -> bytes:
+    """A window's bytes in the order the controller fills it: page by page, left to right."""
+    top, bottom, left, right = window
+    return b"".join([pages[page * width + left : page * width + right + 1] for page in range(top, bottom + 1)])
+
+
+class PagedPanel:
+    """What both drivers add to luma's: what the panel holds, and sending only the change.
+
+    Mixed in before luma's driver class, whose `__init__` sends the controller's set-up and a
+    blank frame through this `display`. Counters: `sent_bytes` (frame bytes, without the
+    commands), `transactions` (address settings, each followed by one data write).
+    """
+
+    _w: int
+    _h: int
+    held: bytearray | None
+    sent_bytes: int
+    transactions: int
+    preprocess: Callable[[Image.Image], Image.Image]
+    command: Callable[..., None]
+    data: Callable[[Any], None]
+    mode: str
+    size: tuple[int, int]
+
+    def _start_counting(self) -> None:
+        self.held = None  # what the panel's RAM holds, in `pack_pages` order; None: not known
+        self.sent_bytes = self.transactions = 0
+
+    def forget(self) -> None:
+        """Let the next frame go out whole: the panel may hold anything (a bus error, a wake)."""
+        self.held = None
+
+    def display(self, image: Image.Image) -> None:
+        """luma's `display`: the frame's changed bytes to the panel."""
+        self.send_changes(image)
+
+    def send_changes(self, image: Image.Image, superseded: Callable[[], bool] | None = None) -> bool:
+        """Send what differs from the panel's memory; False when `superseded()` stopped it part-way."""
+        assert image.mode == self.mode
+        assert image.size == self.size
+        pages = pack_pages(self.preprocess(image))
+        for window in self._windows(pages):
+            if superseded is not None and superseded():
+                return False
+            self._send(window, pages)
+            held = self.held if self.held is not None else bytearray(pages)
+            top, bottom, left, right = window
+            for page in range(top, bottom + 1):
+                start = page * self._w
+                held[start + left : start + right + 1] = pages[start + left : start + right + 1]
+            self.held = held
+            self.transactions += 1
+        return True
+
+    def _windows(self, pages: bytes) -> list[Window]:
+        raise NotImplementedError
+
+    def _send(self, window: Window, pages: bytes) -> None:
+        raise NotImplementedError
+
+
+class PagedSSD1306(PagedPanel, ssd1306):
+    """luma's SSD1306 driver sending only changed bytes, one address window per run of changed pages."""
+
+    def __init__(self, serial_interface: Any = None, width: int = 128, height: int = 64, **kwargs: Any):
+        self._start_counting()
+        super().__init__(serial_interface, width=width, height=height, **kwargs)
+        del self._mask, self._offsets  # luma's per-pixel tables (16,384 list items), unused here
+
+    def _windows(self, pages: bytes) -> list[Window]:
+        return windows(self.held, pages, self._w)
+
+    def _send(self, window: Window, pages: bytes) -> None:
+        top, bottom, left, right = window
+        self.command(
+            self._const.COLUMNADDR, self._colstart + left, self._colstart + right,
+            self._const.PAGEADDR, top, bottom,
+        )
+        data = window_bytes(pages, window, self._w)
+        self.data(list(data))  # a list, as luma sends it: its I2C interface prepends a control byte to it
+        self.sent_bytes += len(data)
+
+
+class PagedSH1106(PagedPanel, sh1106):
+    """luma's SH1106 driver sending only changed bytes: each changed page from its first changed column."""
+
+    def __init__(self, serial_interface: Any = None, width: int = 128, height: int = 64, **kwargs: Any):
+        self._start_counting()
+        super().__init__(serial_interface, width=width, height=height, **kwargs)
+
+    def _windows(self, pages: bytes) -> list[Window]:
+        return [span for span in page_spans(self.held, pages, self._w) if span is not None]
+
+    def _send(self, window: Window, pages: bytes) -> None:
+        page, _, left, right = window
+        column = self._page_address_offset + left  # the panel's first column is the RAM's third on most boards
+        self.command(0xB0 + page, column & 0x0F, 0x10 | column >> 4)
+        data = pages[page * self._w + left : page * self._w + right + 1]
+        self.data(list(data))
+        self.sent_bytes += len(data)
+
+
+DRIVERS: dict[str, Callable[..., PagedPanel]] = {"ssd1306": PagedSSD1306, "sh1106": PagedSH1106}
