@@ -23,9 +23,12 @@ bytes, and its frame no longer waits behind a whole frame on the bus.
 
 >>> from PIL import Image
 >>> from luma.core.interface.serial import noop
->>> panel = PagedSSD1306(noop())
->>> panel.send_changes(Image.new("1", (128, 64), 1)), panel.sent_bytes
-(True, 1024)
+>>> panel = PagedSSD1306(noop())  # its set-up sends a blank frame: 1,024 bytes
+>>> white = Image.new("1", (128, 64), 1)
+>>> panel.send_changes(white), panel.sent_bytes
+(True, 2048)
+>>> panel.send_changes(white), panel.sent_bytes  # nothing changed: nothing sent
+(True, 2048)
 """
 
 from __future__ import annotations
