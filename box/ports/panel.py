@@ -14,8 +14,9 @@ The drivers here are luma's own, with a different `display`:
   and pages) and fills it in one write, so each run of changed pages is one window over its
   changed columns; the SH1106 has no window, so each changed page is addressed on its own, from
   its first changed column (its RAM is 132 columns wide; on most boards the panel starts at its third).
-  Between two transactions it asks `superseded()`, and stops when a newer frame is waiting: the
-  panel then holds part of the old frame, which the next call sends over;
+  Each page goes in its own data write, and before each it asks `superseded()`: it stops when a
+  newer frame is waiting (which then waits for one page on the bus, not a frame); the panel then
+  holds part of the old frame, which the next call sends over;
 - `forget()` makes the next call send the whole frame (after a bus error, a wake, a new panel).
 
 A cursor moving from one line to the next changes two or three pages: about a quarter of the
@@ -120,12 +121,6 @@ def area(window: Window) -> int:
     return (bottom - top + 1) * (right - left + 1)
 
 
-def window_bytes(pages: bytes, window: Window, width: int) -> bytes:
-    """A window's bytes in the order the controller fills it: page by page, left to right."""
-    top, bottom, left, right = window
-    return b"".join([pages[page * width + left : page * width + right + 1] for page in range(top, bottom + 1)])
-
-
 class PagedPanel:
     """What both drivers add to luma's: what the panel holds, and sending only the change.
 
@@ -158,27 +153,43 @@ class PagedPanel:
         self.send_changes(image)
 
     def send_changes(self, image: Image.Image, superseded: Callable[[], bool] | None = None) -> bool:
-        """Send what differs from the panel's memory; False when `superseded()` stopped it part-way."""
+        """Send what differs from the panel's memory; False when `superseded()` stopped it part-way.
+
+        A panel whose memory is known gets each page of a window in its own data write, so that
+        a newer frame waits for one page at most (an I2C write costs two bytes of header); an
+        unknown one gets the whole frame in one write, exactly as luma's `display` sends it.
+        """
         assert image.mode == self.mode
         assert image.size == self.size
         pages = pack_pages(self.preprocess(image))
-        for window in self._windows(pages):
-            if superseded is not None and superseded():
-                return False
-            self._send(window, pages)
-            held = self.held if self.held is not None else bytearray(pages)
-            top, bottom, left, right = window
+        held, width = self.held, self._w
+        if held is None:
+            self._send_whole(pages)
+            self.held = bytearray(pages)
+            return True
+        for top, bottom, left, right in self._windows(held, pages):
             for page in range(top, bottom + 1):
-                start = page * self._w
-                held[start + left : start + right + 1] = pages[start + left : start + right + 1]
-            self.held = held
-            self.transactions += 1
+                if superseded is not None and superseded():
+                    return False
+                if page == top:
+                    self._address((top, bottom, left, right))
+                    self.transactions += 1
+                start, end = page * width + left, page * width + right + 1
+                self._write(pages[start:end])
+                held[start:end] = pages[start:end]
         return True
 
-    def _windows(self, pages: bytes) -> list[Window]:
+    def _write(self, data: bytes) -> None:
+        self.data(list(data))  # a list, as luma sends it: its I2C interface prepends a control byte to it
+        self.sent_bytes += len(data)
+
+    def _send_whole(self, pages: bytes) -> None:
         raise NotImplementedError
 
-    def _send(self, window: Window, pages: bytes) -> None:
+    def _windows(self, held: bytearray, pages: bytes) -> list[Window]:
+        raise NotImplementedError
+
+    def _address(self, window: Window) -> None:
         raise NotImplementedError
 
 
@@ -190,18 +201,20 @@ class PagedSSD1306(PagedPanel, ssd1306):
         super().__init__(serial_interface, width=width, height=height, **kwargs)
         del self._mask, self._offsets  # luma's per-pixel tables (16,384 list items), unused here
 
-    def _windows(self, pages: bytes) -> list[Window]:
-        return windows(self.held, pages, self._w)
+    def _send_whole(self, pages: bytes) -> None:
+        self._address((0, self._pages - 1, 0, self._w - 1))
+        self._write(pages)
+        self.transactions += 1
 
-    def _send(self, window: Window, pages: bytes) -> None:
+    def _windows(self, held: bytearray, pages: bytes) -> list[Window]:
+        return windows(held, pages, self._w)
+
+    def _address(self, window: Window) -> None:
         top, bottom, left, right = window
         self.command(
             self._const.COLUMNADDR, self._colstart + left, self._colstart + right,
             self._const.PAGEADDR, top, bottom,
         )
-        data = window_bytes(pages, window, self._w)
-        self.data(list(data))  # a list, as luma sends it: its I2C interface prepends a control byte to it
-        self.sent_bytes += len(data)
 
 
 class PagedSH1106(PagedPanel, sh1106):
@@ -211,16 +224,20 @@ class PagedSH1106(PagedPanel, sh1106):
         self._start_counting()
         super().__init__(serial_interface, width=width, height=height, **kwargs)
 
-    def _windows(self, pages: bytes) -> list[Window]:
-        return [span for span in page_spans(self.held, pages, self._w) if span is not None]
+    def _send_whole(self, pages: bytes) -> None:
+        width = self._w
+        for page in range(self._pages):  # luma's order: each page addressed, then written
+            self._address((page, page, 0, width - 1))
+            self._write(pages[page * width : (page + 1) * width])
+        self.transactions += self._pages
 
-    def _send(self, window: Window, pages: bytes) -> None:
-        page, _, left, right = window
+    def _windows(self, held: bytearray, pages: bytes) -> list[Window]:
+        return [span for span in page_spans(held, pages, self._w) if span is not None]
+
+    def _address(self, window: Window) -> None:
+        page, _, left, _ = window
         column = self._page_address_offset + left  # the panel's first column is the RAM's third on most boards
         self.command(0xB0 + page, column & 0x0F, 0x10 | column >> 4)
-        data = pages[page * self._w + left : page * self._w + right + 1]
-        self.data(list(data))
-        self.sent_bytes += len(data)
 
 
 DRIVERS: dict[str, Callable[..., PagedPanel]] = {"ssd1306": PagedSSD1306, "sh1106": PagedSH1106}
