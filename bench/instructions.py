@@ -17,8 +17,8 @@ Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
 - ``tap``: an Immunity card laid on a reader (the PN532 driver, its NDEF record read over the
   simulated chip) and lifted, with the BACK press that closes the picker it opens;
 - ``undo``: the last action taken back at the end of a 40,000-action game (``bench/journals.py``),
-  and ``undo_checkpoint``: one that crosses a checkpoint (replays from the one before), counted as
-  blocks of 64 undos less 63 plain ones;
+  the undo that replays the most (63 actions after a checkpoint), and ``undo_checkpoint``: the one
+  that crosses a checkpoint (loads the one before and replays from it), counted once;
 - ``idle_second``: a second of the box with nothing happening;
 - ``ready_fresh``, ``ready_long_game``: ``python`` started to the first frame of a box put
   together as ``gravebox run --fake`` does (``bench/startup_phases.py``), new journal or the long game.
@@ -48,7 +48,7 @@ CLOCK_GHZ = 1.0  # the Zero 2 W's cores
 GOALS = {"press": 30.0, "tap": 30.0, "undo": 20.0, "undo_checkpoint": 20.0, "ready_fresh": 1500.0,
          "ready_long_game": 1500.0, "idle_second": 1.0}
 BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0}  # the frame's bytes at 400 kHz (bench/input_latency.py): cursor ~400, a new screen ~930
-REPEATS = {"press": 40, "tap": 20, "undo": 40, "undo_checkpoint": 4, "idle_second": 20}
+REPEATS = {"press": 40, "tap": 20, "undo": 40, "undo_checkpoint": 1, "idle_second": 20}
 IMMUNITY_CARD = "dd177"
 CHECKPOINT_EVERY = 64  # box/session.py's K: 64 undos cross one checkpoint
 
@@ -100,10 +100,12 @@ def child(scenario: str, repeats: int) -> None:
             assert record is not None
             rules = rules_for(record.name)
             session = GameSession(rules, rules.load_deck(None), record, journal)
-            if scenario == "undo":  # to just after a checkpoint's 63rd action: up to 62 undos cross none
-                while session.count % CHECKPOINT_EVERY != CHECKPOINT_EVERY - 1:
-                    assert session.undo()
-            for _ in range(repeats if scenario == "undo" else repeats * CHECKPOINT_EVERY):
+            # undo: from a checkpoint's 63rd action, where an undo replays the most (up to 62 cross none);
+            # undo_checkpoint: from a checkpoint itself, where the next undo crosses it (counted once)
+            position = CHECKPOINT_EVERY - 1 if scenario == "undo" else 0
+            while session.count % CHECKPOINT_EVERY != position:
+                assert session.undo()
+            for _ in range(repeats):
                 assert session.undo()
             journal.close()
         elif scenario == "idle_second":
@@ -175,12 +177,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
         scratch = Path(name)
         for scenario, repeats in REPEATS.items():
-            repeats = max(2, repeats // 4) if args.quick else repeats
+            repeats = max(1, repeats // 4) if args.quick else repeats
             base = count([*python, me, "--child", scenario, "--repeats", "0"], scratch)
             more = count([*python, me, "--child", scenario, "--repeats", str(repeats)], scratch)
             per = (more - base) / repeats
-            if scenario == "undo_checkpoint":  # a block of 64 undos: one crossing and 63 plain ones
-                per -= (CHECKPOINT_EVERY - 1) * figures["undo"]["instructions"]
             ms = projection(per)
             if scenario == "idle_second":
                 row = {"instructions": round(per), "zero2w_pct_of_core": [round(v / 10, 3) for v in ms]}
