@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "idle": ("idle.py", ["--seconds", "60"], ["--seconds", "10"]),
     "memory": ("memory.py", ["--inputs", "50000"], ["--inputs", "5000", "--every", "1000"]),
     "display_traffic": ("display_traffic.py", ["--inputs", "1000"], ["--inputs", "300"]),
+    "instructions": ("instructions.py", [], ["--quick"]),
 }
 
 
@@ -90,8 +91,31 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     ms = get("startup", "median_ms") or {}
     baseline = ms.get("baseline_import")
     python = ms.get("python_bare")
-    p99s = [get("input_to_display", kind, "to_display_ms", "p99") for kind in ("card", "button")]
-    hog = [get("input_to_display_hog", kind, "to_display_ms", "p99") for kind in ("card", "button")]
+    p99s = [get("input_to_display", kind, "to_bus_ms", "p99") for kind in ("card", "button")]
+    hog = [get("input_to_display_hog", kind, "to_bus_ms", "p99") for kind in ("card", "button")]
+
+    def on_bus(kind: str) -> dict[str, Any]:
+        return figure(
+            get("input_to_display", kind, "to_bus_ms", "p99"),
+            get("input_to_display", kind, "target_p99_ms") or {"card": 20.0, "cursor": 12.0, "button": 30.0}[kind],
+            get("input_to_display", kind, "floor_ms"),
+            bus_bytes_mean=get("input_to_display", kind, "bus_bytes", "mean"),
+            bus_bytes_worst=get("input_to_display", kind, "bus_bytes", "worst"),
+            floor_is="the frame's own bytes on the 400 kHz bus and one commit",
+        )
+
+    def zero2w(name: str, unit: str = "ms") -> dict[str, Any]:
+        row = get("instructions", name) or {}
+        projected = row.get("zero2w_with_bus_ms") or row.get("zero2w_cpu_ms") or row.get("zero2w_ms")
+        projected = projected or row.get("zero2w_pct_of_core")
+        return {
+            "instructions": row.get("instructions"),
+            "zero2w": projected,
+            "unit": unit,
+            "goal": row.get("goal"),
+            "meets_goal": row.get("meets_goal"),
+            **({"floor_instructions": row["floor_python_c_pass"]} if "floor_python_c_pass" in row else {}),
+        }
     return {
         "ready_ratio": figure(
             get("startup", "ready_ratio_to_baseline"),
@@ -139,6 +163,26 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             with_cpu_hog=max(hog) if None not in hog else None,
             floor_is="one SQLite commit with fsync (p99)",
         ),
+        "press_to_bus_p99_ms": on_bus("button"),
+        "tap_to_bus_p99_ms": on_bus("card"),
+        "cursor_to_bus_p99_ms": on_bus("cursor"),
+        "packing_ms_per_frame": figure(
+            get("input_to_display", "packing_ms_per_frame", "paged_driver"),
+            0.05,
+            get("input_to_display", "packing_ms_per_frame", "luma_loop"),
+            floor_is="luma's own loop (what it replaced)",
+        ),
+        "zero2w_projection": {
+            "conversion": get("instructions", "conversion"),
+            "skipped": get("instructions", "skipped"),
+            "press": zero2w("press"),
+            "tap": zero2w("tap"),
+            "undo": zero2w("undo"),
+            "undo_crossing_a_checkpoint": zero2w("undo_checkpoint"),
+            "ready_fresh": zero2w("ready_fresh"),
+            "ready_after_long_game": zero2w("ready_long_game"),
+            "idle_second": zero2w("idle_second", "% of a core"),
+        },
         "rss_mb_50k": figure(
             get("memory", "peak_rss_mb"),
             40.0,

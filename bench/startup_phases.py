@@ -2,7 +2,7 @@
 
 Meant to run in a fresh process (``bench/startup.py`` spawns it); prints one JSON object of
 milliseconds per step, in the order ``run_box`` takes them, up to the first frame (READY=1
-follows it at once). The box is put together as the service does it, by the composition root
+follows it at once). ``--journal PATH`` starts it on a copy of that journal (a game to resume). The box is put together as the service does it, by the composition root
 ``box.app.assemble`` with the garbage collector paused as ``run_box`` pauses it; the parts'
 and the journal's shares of ``assemble`` are timed inside it.
 """
@@ -53,6 +53,10 @@ def main() -> dict[str, float]:
     open_parts = timed("assemble: open_parts (imports gpiozero's mock pins, luma, PIL.Image)", box.hardware.open_parts)
     box.app.Journal.open_or_recover = timed("assemble: Journal.open_or_recover (new file)", box.app.Journal.open_or_recover)
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
+        if "--journal" in sys.argv:  # a journal to resume (bench/instructions.py: the long game)
+            import shutil
+
+            shutil.copyfile(sys.argv[sys.argv.index("--journal") + 1], Path(scratch) / "journal.db")
         args = box.cli.build_parser("run").parse_args(["run", "--fake", "--state-dir", scratch])
         mark("the command line (argparse)")
         config, settings = box.cli.settings_from(args)

@@ -21,8 +21,15 @@ def test_the_summary_has_every_headline_figure_even_when_no_benchmark_ran(monkey
         "wakeups_per_s",
         "input_to_display_p99_ms",
         "rss_mb_50k",
+        "press_to_bus_p99_ms",
+        "tap_to_bus_p99_ms",
+        "cursor_to_bus_p99_ms",
+        "packing_ms_per_frame",
     }
     assert wanted <= set(summary)
+    projected = summary["zero2w_projection"]
+    for name in ("press", "tap", "undo", "undo_crossing_a_checkpoint", "ready_fresh", "ready_after_long_game", "idle_second"):
+        assert {"instructions", "zero2w", "goal"} <= set(projected[name])
     for name in wanted:
         assert {"now", "target", "floor"} <= set(summary[name]) and summary[name]["target"] > 0
     sys.modules.pop("run_all", None)
@@ -50,5 +57,6 @@ def test_the_latency_bench_still_runs_the_box_as_the_service_wires_it(tmp_path: 
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     figures = json.loads(run.stdout.splitlines()[-1])
-    assert figures["card"]["no_frame"] == 0 and figures["button"]["no_frame"] == 0
-    assert figures["accepted_and_journaled"] == 8
+    assert figures["card"]["no_frame"] == figures["cursor"]["no_frame"] == figures["button"]["no_frame"] == 0
+    assert figures["accepted_and_journaled"] == 12  # a tap, a cursor move and a press, four times
+    assert figures["cursor"]["bus_bytes"]["worst"] < 1024 // 2, "a cursor move sends less than half the panel"

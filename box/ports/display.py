@@ -1,13 +1,13 @@
 """The OLED: opening the luma device, and pushing frames off the input path.
 
-luma's ssd1306/sh1106 drivers send the whole 1 KiB frame on every `display()`
-(about 23 ms at 400 kHz I2C, 90 ms at 100 kHz), so the service never calls it
-directly: it `submit`s each rendered image to a `FramePusher`, which keeps only
-the latest one, pushes it only when it differs from what the panel already
-shows, caps the rate (a short gap after the end of each push, so a new frame
-waits at most for the push on the bus and that gap), and rides out I2C errors. A `PusherThread` does the
-pushing in the background; the simulator's script mode calls `push_due` itself
-on virtual time.
+A whole frame is 1 KiB on the I2C bus (about 23 ms at 400 kHz, 90 ms at 100 kHz), so the
+service never sends it directly: it `submit`s each rendered image to a `FramePusher`, which keeps
+only the latest one, pushes it only when it differs from what the panel already shows, caps the
+rate (a short gap after the end of each push, so a new frame waits at most for the push on the
+bus and that gap), and rides out I2C errors. The real panel is a paged driver
+(box/ports/panel.py): it sends only the pages that changed, and stops between two of them when a
+newer frame is waiting, which then goes out at once. A `PusherThread` does the pushing in the
+background; the simulator's script mode calls `push_due` itself on virtual time.
 
 >>> from PIL import Image
 >>> pusher = FramePusher(open_dummy(), min_interval=0.05, clock=lambda: 0.0)
@@ -92,12 +92,13 @@ def open_oled(controller: str, i2c_port: int, i2c_address: int, serial: Any = No
         raise ValueError(f"OLED controller must be one of {', '.join(CONTROLLERS)}, not {controller!r}")
     from luma.core.error import Error as LumaError
     from luma.core.interface.serial import i2c
-    from luma.oled import device as drivers
+
+    from box.ports.panel import DRIVERS
 
     where = f"OLED {controller} on I2C bus {i2c_port} at address 0x{i2c_address:02X}"
     try:
         interface = serial if serial is not None else i2c(port=i2c_port, address=i2c_address)
-        device = without_exit_hook(lambda: getattr(drivers, controller)(interface, width=WIDTH, height=HEIGHT))
+        device = without_exit_hook(lambda: DRIVERS[controller](interface, width=WIDTH, height=HEIGHT))
     except (LumaError, OSError) as error:
         raise DisplayUnavailable(
             f"{where}: {error}. Check that I2C is enabled (dtparam=i2c_arm=on, /dev/i2c-{i2c_port} exists), "
@@ -127,7 +128,12 @@ class FramePusher:
     device's bus handle is closed first).
     `min_interval` is the gap after the end of a push (not its start): a frame waits at most
     for the push on the bus and that gap, and the bus is never kept busy without rest.
-    Counters: `submitted`, `pushed`, `skipped_unchanged`.
+    With a paged driver (one with `send_changes` and `forget`, box/ports/panel.py) only the
+    changed pages go out, and a frame replaced by a newer one while it was being sent stops
+    between two of its transactions (the newer goes out at once, from what the panel then holds);
+    after a bus error, a reopen or the panel switched on again the next frame goes out whole.
+    Counters: `submitted`, `pushed`, `skipped_unchanged`, `superseded` (frames replaced before
+    they were sent, or while).
     """
 
     def __init__(
@@ -145,20 +151,24 @@ class FramePusher:
         self.clock = clock
         self.retry_after = retry_after
         self.reopen = reopen
-        self.submitted = self.pushed = self.skipped_unchanged = 0
+        self.submitted = self.pushed = self.skipped_unchanged = self.superseded = 0
         self.wake = threading.Event()  # set by `submit`; `PusherThread` waits on it
         self._bus_errors = (DeviceNotFoundError, OSError, DisplayUnavailable)
         self._lock = threading.Lock()
         self._pending: Image.Image | None = None
-        self._shown: bytes | None = None  # the bytes of the last frame the panel took
+        self._shown: bytes | None = None  # the bytes of the last frame the panel took; None: not known
+        self._shown_image: Image.Image | None = None  # that frame
         self._not_before = float("-inf")  # rate cap or retry backoff
         self._failing = False
+        self._resend_whole = False  # the panel may not hold what was sent (a bus error, a wake)
         self._panel: tuple[int, bool] | None = None  # wanted (contrast, on); None: the panel's own
         self._panel_applied: tuple[int, bool] | None = None
 
     def submit(self, image: Image.Image) -> None:
         """Offer a frame (replacing any frame not yet pushed). Never blocks on the bus."""
         with self._lock:
+            if self._pending is not None:
+                self.superseded += 1
             self._pending = image
             self.submitted += 1
         self.wake.set()
@@ -200,6 +210,10 @@ class FramePusher:
         with self._lock:
             frame, panel = self._pending, self._panel
         panel_due = panel is not None and panel != self._panel_applied
+        if panel_due and panel is not None and panel[1] and self._panel_applied is not None and not self._panel_applied[1]:
+            self._shown, self._resend_whole = None, True  # switched on again: the whole frame, whatever it kept
+        if frame is None and self._shown is None and self._shown_image is not None:
+            frame = self._shown_image  # the panel may not hold the last frame: it goes again
         if frame is None and not panel_due:
             return False
         data = frame.tobytes() if frame is not None else None
@@ -208,6 +222,7 @@ class FramePusher:
             self.skipped_unchanged += 1
             return False
         started = self.clock()
+        sent = True
         try:
             if self._failing and self.reopen is not None:
                 release(self.device, blank=False)  # else every retry leaks a file descriptor
@@ -223,7 +238,7 @@ class FramePusher:
                     self.device.hide()
                 self._panel_applied = panel
             if frame is not None and data != self._shown:
-                self.device.display(frame)
+                sent = self._send(frame)
         except Exception as error:  # the bus, or a driver's own fault: either way the game goes on
             if not self._failing:
                 unexpected = not isinstance(error, self._bus_errors)
@@ -232,6 +247,7 @@ class FramePusher:
                     error, self.retry_after, exc_info=unexpected,
                 )
                 self._failing = True
+            self._shown, self._resend_whole = None, True
             self._not_before = now + self.retry_after
             return False
         if self._failing:
@@ -239,14 +255,34 @@ class FramePusher:
             self._failing = False
         if frame is None:
             return False
+        if data != self._shown and not sent:  # a newer frame stopped it part-way: that one goes out now
+            self._shown = None  # (`submit` counted it as superseded)
+            self._not_before = now
+            return False
         self._taken(frame)
         if data == self._shown:
             self.skipped_unchanged += 1
             return False
-        self._shown = data
+        self._shown, self._shown_image = data, frame
         self.pushed += 1
         self._not_before = now + (self.clock() - started) + self.min_interval  # the gap starts as the bus frees
         return True
+
+    def _send(self, frame: Image.Image) -> bool:
+        """Send `frame`; False when a paged driver stopped because a newer frame was submitted."""
+        device, whole = self.device, self._resend_whole
+        self._resend_whole = False
+        if not hasattr(device, "send_changes"):  # luma's own drivers and its dummy send it all anyway
+            device.display(frame)
+            return True
+        if whole:
+            device.forget()
+        return bool(device.send_changes(frame, superseded=lambda: self._replaced(frame)))
+
+    def _replaced(self, frame: Image.Image) -> bool:
+        """Whether a frame newer than `frame` waits (one reference read: no lock needed)."""
+        pending = self._pending
+        return pending is not None and pending is not frame
 
     def _taken(self, frame: Image.Image) -> None:
         """Drop `frame` from pending unless a newer one was submitted meanwhile."""

@@ -1,0 +1,219 @@
+"""Instruction counts of the hot paths (valgrind's callgrind), and what they project to on a Zero 2 W.
+
+Time on a shared machine varies up to 2x from run to run; the instructions a piece of work
+executes hardly do. Each figure is counted by running a small scenario under
+``valgrind --tool=callgrind`` twice, with 0 and with N repetitions of the work, and dividing the
+difference by N (the set-up cancels out); start-up is counted whole (exec to READY's first frame).
+Every thread counts: the loop's, and the pusher's packing and sending to the panel (the paged
+driver over luma's ``noop`` interface: the bus's time is not CPU).
+
+The projection to a Zero 2 W (a Cortex-A53 at 1 GHz) assumes CPython runs there at 0.6 to 0.8
+instructions a cycle (an assumption, not a measurement: check it on a Pi, docs/performance.md):
+``ms = instructions / (IPC * 1e6)``.
+
+Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
+
+- ``press``: a press the game journals (DOWN or UP in the Immunity picker: the cursor moves);
+- ``tap``: an Immunity card laid on a reader (the PN532 driver, its NDEF record read over the
+  simulated chip) and lifted, with the BACK press that closes the picker it opens;
+- ``undo``: the last action taken back at the end of a 40,000-action game (``bench/journals.py``),
+  the undo that replays the most (63 actions after a checkpoint), and ``undo_checkpoint``: the one
+  that crosses a checkpoint (loads the one before and replays from it), counted once;
+- ``idle_second``: a second of the box with nothing happening;
+- ``ready_fresh``, ``ready_long_game``: ``python`` started to the first frame of a box put
+  together as ``gravebox run --fake`` does (``bench/startup_phases.py``), new journal or the long game.
+
+Needs Debian's ``valgrind`` (``apt-get install -y valgrind``); without it the bench says so and
+skips. Run from the repository root: ``python bench/instructions.py [--quick]`` (about 3 minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchlib import ROOT, emit
+
+BENCH = Path(__file__).resolve().parent
+IPC = (0.6, 0.8)  # CPython's instructions per cycle on a Cortex-A53 (assumed)
+CLOCK_GHZ = 1.0  # the Zero 2 W's cores
+# Goals on a Zero 2 W, in ms (idle: % of a core). The bus time is added for the inputs.
+GOALS = {"press": 30.0, "tap": 30.0, "undo": 20.0, "undo_checkpoint": 20.0, "ready_fresh": 1500.0,
+         "ready_long_game": 1500.0, "idle_second": 1.0}
+BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0}  # the frame's bytes at 400 kHz (bench/input_latency.py): cursor ~400, a new screen ~930
+REPEATS = {"press": 40, "tap": 20, "undo": 40, "undo_checkpoint": 1, "idle_second": 20}
+IMMUNITY_CARD = "dd177"
+CHECKPOINT_EVERY = 64  # box/session.py's K: 64 undos cross one checkpoint
+
+
+# ---------------------------------------------------------------- the scenarios (run in the child)
+
+def _world(scratch: Path) -> Any:
+    from luma.core.interface.serial import noop
+
+    from box.ports.display import open_oled
+    from box.sim.world import SimulatedBox
+
+    world = SimulatedBox(state_dir=scratch, seed=1)
+    world.parts.pusher.device = open_oled("ssd1306", 1, 0x3C, noop())  # the box's paged driver, no bus
+    world.box.lobby.start_game("deck-of-death", world.now, players=4)
+    world.advance(1.0)
+    return world
+
+
+def child(scenario: str, repeats: int) -> None:
+    """Set the scenario up, then do its work ``repeats`` times (0: only the set-up)."""
+    logging_off()
+    with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
+        scratch = Path(name)
+        if scenario in ("press", "tap"):
+            world = _world(scratch)
+            uid = world.box.tags.uid_of("deck-of-death", IMMUNITY_CARD)
+            reader = next(iter(world.parts.readers))
+            if scenario == "press":
+                world.put(reader, uid)
+                world.lift(reader)
+            for n in range(repeats):
+                if scenario == "press":
+                    world.press("down" if n % 2 == 0 else "up")
+                else:
+                    world.put(reader, uid)
+                    world.lift(reader)
+                    world.press("back")
+        elif scenario in ("undo", "undo_checkpoint"):
+            from journals import copy_to
+
+            from box.games import rules_for
+            from box.journal import Journal
+            from box.session import GameSession
+
+            path = copy_to("long-game", scratch)  # (as many instructions with 0 repetitions as with N)
+            journal = Journal(path)
+            record = journal.unfinished_game()
+            assert record is not None
+            rules = rules_for(record.name)
+            session = GameSession(rules, rules.load_deck(None), record, journal)
+            # undo: from a checkpoint's 63rd action, where an undo replays the most (up to 62 cross none);
+            # undo_checkpoint: from a checkpoint itself, where the next undo crosses it (counted once)
+            position = CHECKPOINT_EVERY - 1 if scenario == "undo" else 0
+            while session.count % CHECKPOINT_EVERY != position:
+                assert session.undo()
+            for _ in range(repeats):
+                assert session.undo()
+            journal.close()
+        elif scenario == "idle_second":
+            world = _world(scratch)
+            for _ in range(repeats):
+                world.advance(1.0)
+        else:
+            raise SystemExit(f"unknown scenario {scenario!r}")
+
+
+def logging_off() -> None:
+    import logging
+
+    logging.disable(logging.WARNING)
+
+
+# ---------------------------------------------------------------- counting (the parent)
+
+def valgrind() -> str | None:
+    return shutil.which("valgrind")
+
+
+def count(command: list[str], scratch: Path) -> int:
+    """The instructions ``command`` executes, all threads, under callgrind."""
+    out = scratch / f"callgrind.{time.monotonic_ns()}"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # byte code cached as a box has it (a compile would count)
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no", "--compress-strings=no", *command],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[-3:])}: {run.stderr.strip().splitlines()[-1:]}")
+    total = 0
+    for path in scratch.glob(out.name + "*"):  # one file per thread with --separate-threads; one here
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith(("summary:", "totals:")):
+                total = max(total, int(line.split()[1]))
+        path.unlink()
+    return total
+
+
+def projection(instructions: float) -> list[float]:
+    """Milliseconds on a Zero 2 W, at the slow and the fast end of the assumed IPC."""
+    return [round(instructions / (ipc * CLOCK_GHZ * 1e6), 1) for ipc in (IPC[0], IPC[1])]
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Count every scenario and print the counts, the projections and the goals as one JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--repeats", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.repeats)
+        return {}
+    conversion = (
+        f"ms on a Zero 2 W = instructions / (IPC x {CLOCK_GHZ:g} GHz), IPC {IPC[0]}-{IPC[1]} (CPython on a "
+        "Cortex-A53: an assumption); an input adds its frame's bytes on the 400 kHz bus"
+    )
+    if valgrind() is None:
+        return emit("instructions", {"skipped": "valgrind is not installed (apt-get install -y valgrind)", "conversion": conversion})
+    from journals import journal
+
+    journal("long-game")  # built once, outside the counts
+    python = [sys.executable]
+    me = str(BENCH / "instructions.py")
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
+        scratch = Path(name)
+        for scenario, repeats in REPEATS.items():
+            repeats = max(1, repeats // 4) if args.quick else repeats
+            base = count([*python, me, "--child", scenario, "--repeats", "0"], scratch)
+            more = count([*python, me, "--child", scenario, "--repeats", str(repeats)], scratch)
+            per = (more - base) / repeats
+            ms = projection(per)
+            if scenario == "idle_second":
+                row = {"instructions": round(per), "zero2w_pct_of_core": [round(v / 10, 3) for v in ms]}
+                row["meets_goal"] = row["zero2w_pct_of_core"][0] <= GOALS[scenario]
+            else:
+                bus = BUS_MS_400KHZ.get(scenario, 0.0)
+                row = {"instructions": round(per), "zero2w_cpu_ms": ms}
+                if bus:
+                    row["zero2w_with_bus_ms"] = [round(v + bus, 1) for v in ms]
+                row["meets_goal"] = ms[0] + bus <= GOALS[scenario]
+            figures[scenario] = {**row, "goal": GOALS[scenario], "repeats": repeats}
+        floor = count([*python, "-c", "pass"], scratch)
+        for scenario, kind in (("ready_fresh", None), ("ready_long_game", "long-game")):
+            command = [*python, str(BENCH / "startup_phases.py")]
+            if kind is not None:
+                command += ["--journal", str(journal(kind))]
+            total = count(command, scratch)
+            ms = projection(total)
+            figures[scenario] = {
+                "instructions": total, "zero2w_ms": ms, "goal": GOALS[scenario], "meets_goal": ms[0] <= GOALS[scenario],
+                "floor_python_c_pass": floor, "floor_zero2w_ms": projection(floor),
+            }
+    figures["idle_second"]["goal_unit"] = "% of a core"
+    return emit(
+        "instructions",
+        {
+            **figures,
+            "conversion": conversion,
+            "meets_target": all(value.get("meets_goal", True) for value in figures.values() if isinstance(value, dict)),
+            "target": "the goals above, projected to a Zero 2 W at the slow end (IPC 0.6)",
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
