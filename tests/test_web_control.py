@@ -140,7 +140,7 @@ def test_start_sends_the_seats_in_order_and_the_options(box: JudgingRig) -> None
 @pytest.mark.parametrize(
     ("form", "says"),
     [
-        ({"seat0": "Ann"}, "2 to 6 players: 1 chosen"),
+        ({"seat0": "Ann"}, "2 to 10 players: 1 chosen"),
         ({"seat0": "Ann", "seat1": "ann"}, "ann sits twice"),
         ({"seat0": "Ann", "seat1": "x" * 40}, "at most 16 characters"),
         ({"seat0": "Ann", "seat1": "Bob", "opt.target": "999"}, "Celebrities to win: '999' is not one of 1 to"),
