@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -204,8 +204,14 @@ def packing_ms(frames: int = 2000) -> dict[str, float]:
     return {"paged_driver": round(pillow, 4), "luma_loop": round((time.perf_counter_ns() - start) / (frames // 20) / 1e6, 3)}
 
 
-def run(events: int, khz: float, seed: int, state_dir: Path, hog: bool, spacing: float) -> dict[str, Any]:
-    """Play ``events`` rounds of a tap, a cursor move and a press against the real-time loop; return the figures."""
+def run(
+    events: int, khz: float, seed: int, state_dir: Path, hog: bool, spacing: float,
+    with_loop: Callable[[Any], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``events`` rounds of a tap, a cursor move and a press against the real-time loop; return the figures.
+
+    `with_loop` is handed the box's loop before the first input (bench/web_cost.py attaches its
+    control socket there)."""
     from undo import commit_floor_ns
 
     from box.app import assemble
@@ -226,6 +232,8 @@ def run(events: int, khz: float, seed: int, state_dir: Path, hog: bool, spacing:
     device = open_oled(wiring.controller, wiring.i2c_port, wiring.i2c_address, bus)
     parts.pusher.device = device
     landed = Landed(parts.pusher, device, bus)
+    if with_loop is not None:
+        with_loop(loop)
     box.lobby.start_game("deck-of-death", time.monotonic(), players=4)
     names = tuple(parts.readers)
     chips = [simulated_chips.chip(name) for name in names]

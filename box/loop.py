@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 TRIM_EVERY = 1000  # loop passes between clearing simulated pins' change history
 IDLE_WAKE = 5.0  # seconds the loop may sleep with nothing to do (the watchdog pings in between)
+PUBLISH_GAP = 0.05  # least seconds between two state dumps for the page; a change in between goes at the gap's end
 
 Inbox = queue.SimpleQueue
 
@@ -64,6 +65,8 @@ class BoxLoop:
         self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
+        self.publish_at = 0.0  # the earliest the next state dump may go to the page
+        self.publish_due = False  # a pass since the last dump may have changed the state
         self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
 
     def attach_control(self, control: ControlServer) -> None:
@@ -100,20 +103,30 @@ class BoxLoop:
             self.parts.buzzer.play(sound, now)
         self.parts.buzzer.advance(now)
         self.refresh(now)
-        if self.control is not None and self.control.subscribed():
-            events = list(self.link.recent) if self.link is not None else []
-            health = {
-                "last_tags": dict(self.last_tags),
-                "events": events,
-                "subscribers": self.box.bus.stats(),
-                "set_aside": self.box.set_aside,
-                "undo": self.undo_label(),
-                "mqtt": self.mqtt_status() if self.mqtt_status is not None else None,
-            }
-            self.control.publish({**self.box.dump(now), **health})  # sent when changed
+        self.publish(now)
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()
+
+    def publish(self, now: float) -> None:
+        """The state dump to the page's subscribers, at most one every PUBLISH_GAP: a burst of passes
+        (an input's edges, its reader's answers) costs one dump at once and one at the gap's end."""
+        if self.control is None or not self.control.subscribed():
+            return
+        if now < self.publish_at:
+            self.publish_due = True
+            return
+        self.publish_at, self.publish_due = now + PUBLISH_GAP, False
+        events = list(self.link.recent) if self.link is not None else []
+        health = {
+            "last_tags": dict(self.last_tags),
+            "events": events,
+            "subscribers": self.box.bus.stats(),
+            "set_aside": self.box.set_aside,
+            "undo": self.undo_label(),
+            "mqtt": self.mqtt_status() if self.mqtt_status is not None else None,
+        }
+        self.control.publish({**self.box.dump(now), **health})  # sent when changed
 
     def undo_label(self) -> str | None:
         """What the box menu's undo would take back, for a phone to offer; worked out again only when
@@ -183,6 +196,8 @@ class BoxLoop:
 
     def next_deadline(self, now: float) -> float | None:
         deadlines = [self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline()]
+        if self.publish_due:
+            deadlines.append(self.publish_at)
         view, care = self.last_view, self.box.care
         if view is not None and not (care.dimmed or care.blank):
             from box.screens import next_scroll

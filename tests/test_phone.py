@@ -9,6 +9,7 @@ import pytest
 
 from box.control import ControlCommand, ControlServer
 from box.control_client import ControlClient
+from box.loop import PUBLISH_GAP
 from box.roster import ROSTER_FILE, Roster, save_roster
 from box.sim.world import SimulatedBox
 from box.tags import TAGS_FILE, TagMap
@@ -132,6 +133,33 @@ def test_the_state_reaches_a_subscriber_through_the_socket(world: SimulatedBox, 
         stream.close()
     finally:
         control.stop()
+
+
+def test_a_burst_of_passes_costs_one_dump_at_once_and_one_at_the_gap_end(world: SimulatedBox) -> None:
+    class Listening:
+        """A control socket with one subscriber, counting the dumps it is handed."""
+
+        def __init__(self) -> None:
+            self.dumps: list[dict[str, object]] = []
+
+        def subscribed(self) -> bool:
+            return True
+
+        def publish(self, state: dict[str, object]) -> None:
+            self.dumps.append(state)
+
+    control = Listening()
+    world.loop.attach_control(control)  # type: ignore[arg-type]
+    start = world.now
+    for step in range(5):  # five passes inside one gap: an input's edges and its reader's answers
+        world.loop.process(start + step * PUBLISH_GAP / 10)
+    assert len(control.dumps) == 1
+    world.loop.process(start + PUBLISH_GAP / 2)
+    world.box.notices.say("Bob's turn", start + PUBLISH_GAP / 2)  # a change the next dump must carry
+    assert world.loop.next_deadline(start + PUBLISH_GAP / 2) == pytest.approx(start + PUBLISH_GAP)
+    world.loop.process(start + PUBLISH_GAP)
+    assert len(control.dumps) == 2 and control.dumps[-1]["notice"] == "Bob's turn"
+    assert not world.loop.publish_due  # nothing more to send: the loop sleeps again
 
 
 def test_the_self_test_report_is_kept_for_the_box_page(tmp_path: Path) -> None:
