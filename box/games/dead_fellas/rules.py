@@ -66,7 +66,7 @@ from box.games.dead_fellas.state import (
     receivers,
     targets,
 )
-from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, fit, read_options
+from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, read_options
 
 NO_DICE = "Dead Fellas uses no dice"
 FINISH_FIRST = "finish this choice first"
@@ -90,9 +90,9 @@ def apply(game: Game, action: Action) -> Result:
         if isinstance(phase, Playing) and _armable(game, action.card):
             return arm(game, phase, action.card)
         if game.board.in_play(action.card):
-            return Rejected(f"{fit(card.name, 20)} is in play")
+            return Rejected(f"{card.name} is in play")
         if isinstance(phase, Picking) and action.card == phase.card:
-            return Rejected(f"{fit(card.name, 20)} is being played")
+            return Rejected(f"{card.name} is being played")
         if card.effect == FUHGEDDABOUTIT and not isinstance(phase, Discard):  # any player, any time
             return fuhgeddaboutit(game, action.card)
     return PHASES[type(game.phase)].handle(game, action)
@@ -189,7 +189,7 @@ def _end_turn_tap(game: Game, card_id: str) -> Result:
     if card.kind == "mook":
         return Rejected("recruit with the action menu")
     if card_id in game.board.discard:
-        return Rejected(f"{fit(card.name, 20)} is discarded")
+        return Rejected(f"{card.name} is discarded")
     if card.kind == "item":
         return _discard(game, card_id)
     return play_action(game, card)
@@ -212,7 +212,7 @@ def _discarding(game: Game, action: Action) -> Result:
         if card.kind == "mook":
             return Rejected("Mooks are not discarded")
         if action.card in game.board.discard:
-            return Rejected(f"{fit(card.name, 20)} is discarded")
+            return Rejected(f"{card.name} is discarded")
         return _discard(game, action.card)
     if not isinstance(action, Press):
         return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
@@ -559,7 +559,7 @@ def fuhgeddaboutit(game: Game, card: str) -> Result:
     board = play.cancel(board) if cancelled else play.redo(board)
     picked = game.phase.card if isinstance(game.phase, Picking) else None
     if picked is not None and board.in_play(picked):  # the card in hand cannot come back to the table
-        return Rejected(f"{fit(game.name(picked), 20)} is being played")
+        return Rejected(f"{game.name(picked)} is being played")
     game = replace(game, board=board, chain=chain)
     game = replace(game, phase=_after_chain(game, play, cancelled))
     verdict = "cancelled" if cancelled else "stands"

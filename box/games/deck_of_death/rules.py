@@ -55,7 +55,7 @@ from box.games.deck_of_death.state import (
     forfeit,
     may_place,
 )
-from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, expect, fit, moved, read_options, scroll, set_at
+from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, expect, moved, read_options, scroll, set_at
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
 MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
@@ -266,7 +266,7 @@ def _move_pick(state: State, action: Action) -> Step[State] | Rejected:
         return Rejected("Pick with UP/DOWN, then OK")
     if overlay.player is None:
         if state.immune[overlay.cursor]:
-            return Rejected(f"{state.players[overlay.cursor][:12]} is immune")
+            return Rejected(f"{state.players[overlay.cursor]} is immune")
         return Step(replace(state, overlay=replace(overlay, player=overlay.cursor, cursor=0)), (Sound.CLICK,))
     if overlay.way is None:
         if overlay.cursor != INSIDE:
@@ -309,7 +309,7 @@ def _card_move(state: State, player: int, way: int, steps: int) -> State:
         tokens=set_at(state.tokens, player, token),
         inner_turns=inner_turns,
         overlay=None,
-        notice=fit(f"{notice}: {where}", 40),
+        notice=f"{notice}: {where}",
     )
     if player != state.turn:  # the phase goes on; after a failure, the cursor back on going on
         return replace(state, cursor=GO_ON) if state.phase is Phase.FAILED else state
@@ -422,7 +422,7 @@ def _land(state: State) -> State:
     if state.cards[placed.card].color == "blue" and state.blue_landing == "rule":
         # the book: a blue card is a rule in force for everyone, not a challenge: nothing to
         # complete or react to, so the player may try a takeover at once
-        return replace(state, phase=Phase.CARD, completed=True, notice=fit(f"{state.notice}. A rule in force", 40))
+        return replace(state, phase=Phase.CARD, completed=True, notice=f"{state.notice}. A rule in force")
     return replace(state, phase=Phase.CHALLENGE)
 
 
@@ -476,7 +476,7 @@ def _failure(state: State, action: Action) -> Step[State] | Rejected:
         return Step(replace(state, overlay=Overlay(Layer.MOVE, cursor=failure.player)), (Sound.CLICK,))
     if state.cursor == CAST_INSIDE:
         if state.immune[failure.player]:
-            return Rejected(f"{state.players[failure.player][:12]} is immune")
+            return Rejected(f"{state.players[failure.player]} is immune")
         if state.tokens[failure.player].ring == "inner":
             return Rejected("Already in the inner circle")
         cast = _card_move(state, failure.player, INSIDE, 0)
@@ -527,9 +527,9 @@ def _reflected(state: State, action: Action) -> Step[State] | Rejected:
     owner = state.players[placed.owner]
     cleared = _discarded(replace(state, phase=Phase.CARD, spaces=set_at(state.spaces, state.slot, None)), placed.card)
     if action == Press("ok"):
-        return Step(_card_phase(replace(cleared, notice=fit(f"{owner} did it", 40))), (Sound.RIGHT,))
+        return Step(_card_phase(replace(cleared, notice=f"{owner} did it")), (Sound.RIGHT,))
     if action == Press("back"):
-        cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner[:12]} failed")
+        cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner} failed")
         return Step(_after_failure(replace(cleared, notice=notice), placed.owner, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         return Rejected("One reaction per challenge")
@@ -569,7 +569,7 @@ def _card_tap(state: State, action: Tap) -> Step[State] | Rejected:
     outranks = old.tier is not None and card.tier is not None and card.color == old.color and card.tier > old.tier
     if placed.owner == state.turn or outranks:
         state = _place(state, slot, Placed(action.card, state.turn))
-        return Step(_next_turn(replace(state, notice=f"Takeover: {old.title[:12]} out")), (Sound.RIGHT,))
+        return Step(_next_turn(replace(state, notice=f"Takeover: {old.title} out")), (Sound.RIGHT,))
     defender = state.players[placed.owner]
     return Step(
         replace(
@@ -642,7 +642,7 @@ def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
     state = replace(state, duels_won=set_at(state.duels_won, winner, state.duels_won[winner] + 1))
     state = _place(state, slot, Placed(duel.card, state.turn)) if challenger_won else _discarded(state, duel.card)
     name = state.players[winner]
-    return Step(_next_turn(replace(state, duel=None, cursor=0, notice=f"{name[:10]} wins{score}")), (Sound.FANFARE,))
+    return Step(_next_turn(replace(state, duel=None, cursor=0, notice=f"{name} wins{score}")), (Sound.FANFARE,))
 
 
 def _card_phase(state: State) -> State:
@@ -651,7 +651,7 @@ def _card_phase(state: State) -> State:
     if may_place(state):
         return replace(state, phase=Phase.CARD)
     if state.spaces[state.slot] is None:  # the board is locked
-        return _next_turn(replace(state, notice=fit(f"{state.notice}. Board locked" if state.notice else "Board locked", 40)))
+        return _next_turn(replace(state, notice=f"{state.notice}. Board locked" if state.notice else "Board locked"))
     return _next_turn(state)
 
 
