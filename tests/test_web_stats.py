@@ -229,6 +229,18 @@ def test_the_stats_page_draws_nights_records_and_head_to_head(client: TestClient
     assert "points" not in re.sub(r"points scored|<[^>]*>", "", page)  # the labels, never the keys
 
 
+def test_a_record_shared_by_many_names_three_and_counts_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from box.web.journal_view import JournalView
+
+    crowd = tuple(f"Player {n}" for n in range(6))
+    tie = game(1, crowd, crowd[:1], {name: row(2, 2, 2) for name in crowd})
+    monkeypatch.setattr(JournalView, "history", lambda self: ([tie], {}))
+    settings = WebSettings(state_dir=tmp_path, control=tmp_path / "none.sock", hosts=("testserver",))
+    with TestClient(create_app(settings)) as client:
+        page = client.get("/stats").text
+    assert "<td>points</td><td><b>2</b> Player 0, Player 1, Player 2 and 3 more</td>" in page
+
+
 def test_the_stats_page_before_any_game(tmp_path: Path) -> None:
     settings = WebSettings(state_dir=tmp_path, control=tmp_path / "none.sock", hosts=("testserver",))
     with TestClient(create_app(settings)) as client:
