@@ -59,3 +59,31 @@ def test_the_registrys_card_name_column_names_cards_as_the_rules_do(game: str) -
     deck = rules_for(game).load_deck()
     listed = JournalView(Path("/nonexistent/journal.db")).card_list(game)
     assert listed.names == dict(deck.names), CARD_NAMES[game]
+
+
+def test_a_pictures_columns_are_the_dumps_in_the_order_the_box_lists_them_and_reveal_a_cards_field() -> None:
+    drawn = [game for game in GAMES if rules_for(game).phone.columns]
+    assert drawn, "a game draws columns"
+    for game in drawn:
+        rules = rules_for(game)
+        columns = rules.phone.columns
+        deck = rules.load_deck()
+        state = rules.new(Setup(("Ann", "Bob")), deck)
+        assert list(rules.dump(state)["columns"]) == [column.key for column in columns]
+        screen = "\n".join(rules.view(state).lines)
+        where = [screen.find(column.label) for column in columns]
+        assert -1 not in where and where == sorted(where), screen  # the box's screen, in the same order
+        card = deck[next(iter(deck.names))]
+        assert all(hasattr(card, column.reveals) for column in columns)
+
+
+def test_each_deadlines_column_reveals_what_it_sorts_by() -> None:
+    from box.games.deadlines.state import value_of
+
+    rules = rules_for("deadlines")
+    deck = rules.load_deck()
+    for card_id in list(deck.names)[:20]:
+        person = deck[card_id]
+        assert [getattr(person, column.reveals) for column in rules.phone.columns] == [
+            value_of(person, index) for index in range(len(rules.phone.columns))
+        ]

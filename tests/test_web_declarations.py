@@ -37,6 +37,15 @@ def forbidden() -> tuple[list[str], list[str]]:
     return names, figures
 
 
+def drawn() -> tuple[list[str], list[str], list[str]]:
+    """What the games' pictures declare: their columns' keys and the fields they reveal, the
+    columns' labels, and the limits (as numbers)."""
+    phones = [rules_for(game).phone for game in GAMES]
+    keys = sorted({word for phone in phones for column in phone.columns for word in (column.key, column.reveals)})
+    labels = sorted({column.label for phone in phones for column in phone.columns})
+    return keys, labels, sorted({str(phone.limit) for phone in phones if phone.limit})
+
+
 def word(texts: list[str]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])(" + "|".join(re.escape(text) for text in texts) + r")(?![\w-])")
 
@@ -55,7 +64,9 @@ def literals(source: str) -> list[tuple[int, str]]:
 def mentions(root: Path) -> list[str]:
     """Where the code under `root` (a copy of box/) names a game, a title or a figure, outside its own folders."""
     names, figures = forbidden()
-    in_code, in_page, anywhere = word(names + figures), word(figures), word(names)
+    keys, labels, limits = drawn()
+    in_code, in_page, anywhere = word(names + figures), word(figures + keys), word(names + labels)
+    numbers = re.compile(r"(?<![\w.])(" + "|".join(limits) + r")(?![\w.])")
     found = []
     for path in sorted(root.rglob("*")):
         where = path.relative_to(root)
@@ -66,8 +77,10 @@ def mentions(root: Path) -> list[str]:
         elif path.suffix in (".html", ".js", ".css"):
             text = path.read_text()
             found += [f"{where}: {m[1]!r}" for m in anywhere.finditer(text)]
-            for tag in re.findall(r"\{\{.*?\}\}|\{%.*?%\}", text, re.S):  # a figure read by its key
+            for tag in re.findall(r"\{\{.*?\}\}|\{%.*?%\}", text, re.S):  # a figure or a column read by its key
                 found += [f"{where}: {m[1]!r} in {tag}" for m in in_page.finditer(tag)]
+            if path.name.startswith("_picture_"):  # a picture's limit is the game's declaration
+                found += [f"{where}: {m[1]!r}" for m in numbers.finditer(text)]
     return found
 
 
@@ -85,7 +98,12 @@ def test_the_search_finds_a_game_named_again_in_the_page(tmp_path: Path) -> None
         module.write('\nLABEL = f"{1} laps"  # a figure\n')
     with open(copy / "web" / "templates" / "_now.html", "a") as page:
         page.write('{% if game == "dead-fellas" %}{{ state.whacks }}{% endif %}<h2>Deck of Death</h2>\n')
+    with open(copy / "web" / "templates" / "_picture_columns.html", "a") as page:
+        page.write('{% set order = ["birth", "died"] %}<h2>Life span</h2>\n')
+    with open(copy / "web" / "templates" / "_picture_hands.html", "a") as page:
+        page.write('{% set limit = 200 %}\n')
     found = "\n".join(mentions(copy))
+    assert "'birth'" in found and "'died'" in found and "'Life span'" in found and "_picture_hands.html: '200'" in found
     assert "web/site.py:" in found and "'deadlines'" in found and found.count("'deadlines'") == 1
     assert "web/pages/now.py" in found and "'laps'" in found
     assert "'dead-fellas'" in found and "'whacks'" in found and "'Deck of Death'" in found

@@ -73,6 +73,7 @@ def test_the_piles_show_the_totals_revealed(tmp_path: Path) -> None:
     page, state = now_page(tmp_path, "dead-set", "bust")
     busted = [name for name, r in state["last_round"].items() if r["bust"]]
     assert busted and f"last round {state['last_round'][busted[0]]['total']} · bust" in page
+    assert f"over {rules_for('dead-set').phone.limit} is a bust" in page  # the limit the game declares
     assert page.count('class="pile"') == len(state["players"])
 
 

@@ -206,13 +206,29 @@ class Shown:
 
 
 @dataclass(frozen=True)
+class Column:
+    """A column of cards a picture draws: its key in the dump's `columns`, its label, and the field
+    of a placed card's deck record that the column reveals (a date, a life span).
+
+    >>> Column("birth", "Birth", "born").reveals
+    'born'
+    """
+
+    key: str
+    label: str
+    reveals: str
+
+
+@dataclass(frozen=True)
 class Phone:
     """What the phone page's Now draws of a game in play, from its state dump.
 
     Beside each player: each of `counts` (a dump key holding {player: number}) with its label,
     and the label of each of `marks` (a dump key listing players) that lists the player. Below
     the players, the picture `picture` names ("columns", "hands", "mooks", "board": the page's
-    template `_picture_<picture>.html`), drawn from the game's own dump keys.
+    template `_picture_<picture>.html`), drawn from the game's own dump keys. What a picture knows
+    of the game comes from here too: `columns`, left to right as the box's screens list them, and
+    `limit`, the total a player's cards may reach without going bust (0: none).
 
     >>> Phone("board", counts=(Shown("laps", "laps"),)).counts[0].label
     'laps'
@@ -221,6 +237,8 @@ class Phone:
     picture: str
     counts: tuple[Shown, ...] = ()
     marks: tuple[Shown, ...] = ()
+    columns: tuple[Column, ...] = ()
+    limit: int = 0
 
 
 class Rules(Protocol[S]):

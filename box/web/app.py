@@ -1,6 +1,6 @@
 """The phone page: a Starlette app beside the box (docs/web.md).
 
-Reading pages (Now, History, a player, Roster, Cards, Box) are open on the local network
+Reading pages (Now, History, a player, Stats, Roster, Cards, Box) are open on the local network
 unless the config closes them; every write needs a paired phone, a form token bound to its
 session, and an Origin of this server (box/web/site.py). The game in play comes from the box
 over the control socket (live, server-sent events) or, when the box is not running, from the
@@ -29,6 +29,7 @@ from box.web.pages.history import HistoryPage
 from box.web.pages.now import NowPage
 from box.web.pages.pairing import PairPage
 from box.web.pages.roster import RosterPage
+from box.web.pages.stats import StatsPage
 from box.web.site import HERE, Site, WebSettings
 
 MANIFEST = {  # so a phone can keep the page on its home screen
@@ -46,7 +47,7 @@ MANIFEST = {  # so a phone can keep the page on its home screen
     ],
 }
 
-PAGES = (NowPage, ControlPage, HistoryPage, RosterPage, CardsPage, BoxPage, PairPage)
+PAGES = (NowPage, ControlPage, HistoryPage, StatsPage, RosterPage, CardsPage, BoxPage, PairPage)
 
 
 def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) -> Starlette:

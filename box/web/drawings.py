@@ -58,7 +58,7 @@ def said(event: dict[str, Any], name_of: Callable[[str | None, str], str]) -> st
     if kind == "turn-passed":
         return f"{player}'s turn"
     if kind == "column-completed":
-        column = str(event.get("column", "")).replace("lifespan", "life span")
+        column = event.get("column", "")  # the column's label, as the game declares it
         return f"{player} completed the {column} column" if player else f"The {column} column is complete"
     if kind == "lap-completed":
         return f"{player} completed lap {event.get('lap')}"

@@ -39,7 +39,7 @@ OPTIONS = (
     ),
 )
 FIGURES = (Figure("celebrities", "celebrities"), Figure("busts", "busts"))
-PHONE = Phone("hands", counts=(Shown("celebrities", "dead"),), marks=(Shown("stuck", "stuck"),))
+PHONE = Phone("hands", counts=(Shown("celebrities", "dead"),), marks=(Shown("stuck", "stuck"),), limit=BUST_OVER)
 
 
 class Phase(Word):

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from box.cards import Deck
-from box.games.base import Figure, Figures, Option, Phone, Shown
+from box.games.base import Column, Figure, Figures, Option, Phone, Shown
 from box.games.deadlines.cards import Person
 from box.games.kit import read_options
 
 COLUMNS = ("birth", "lifespan", "death")  # left to right, as the tombstones stand
 COLUMN_LABELS = ("Birth", "Life span", "Death")
+COLUMN_REVEALS = ("born", "lifespan", "died")  # the field of a card each column sorts by, shown once it is placed
 READER_COLUMN = {"left": 0, "middle": 1, "right": 2}
 PENALTY_LIMIT = 3  # out (Death Match) or lost (Til Death) at this many penalties
 FIRST_GUESS = 50  # where a death-match guess starts, in years
@@ -43,7 +44,12 @@ OPTIONS = (
     ),
 )
 FIGURES = (Figure("penalties", "penalties", fewest_lead=True),)
-PHONE = Phone("columns", counts=(Shown("penalties", "penalties"),), marks=(Shown("eliminated", "out"),))
+PHONE = Phone(
+    "columns",
+    counts=(Shown("penalties", "penalties"),),
+    marks=(Shown("eliminated", "out"),),
+    columns=tuple(Column(*column) for column in zip(COLUMNS, COLUMN_LABELS, COLUMN_REVEALS, strict=True)),
+)
 
 
 @dataclass(frozen=True)
