@@ -183,11 +183,16 @@ def figures_as_before(view: JournalView, record: Any, actions: list[tuple[int, d
     state = rules.new(Setup(tuple(record.players), dict(record.options)), view.deck(record.name, record.decks))
     busts = dict.fromkeys(record.players, 0)
     last_round = None
+    placed: dict[tuple[str, int], list[bool]] = {}  # Deadlines: (player, column) -> each placement, right or not
     for _, data in actions:
         result = rules.apply(state, decode(data))
         if isinstance(result, Rejected):
             continue
-        state = result.state
+        before, state = state, result.state
+        card = getattr(before.phase, "card", None) if record.name == "deadlines" else None
+        if card is not None and hasattr(before.phase, "column") and card in state.used - before.used:
+            kept = card in state.columns[before.phase.column]
+            placed.setdefault((before.players[before.turn], before.phase.column), []).append(kept)
         if record.name == "dead-set":
             dump = rules.dump(state)
             if dump["round"] != last_round or dump["over"]:
@@ -197,7 +202,13 @@ def figures_as_before(view: JournalView, record: Any, actions: list[tuple[int, d
                 last_round = dump["round"]
     dump = rules.dump(state)
     rows = {
-        "deadlines": lambda name: {"penalties": dump["penalties"][name]},
+        "deadlines": lambda name: {
+            "penalties": dump["penalties"][name],
+            **{
+                f"{field}_right": round(100 * sum(tries) / len(tries)) if (tries := placed.get((name, column))) else 0
+                for column, field in enumerate(("born", "lifespan", "died"))
+            },
+        },
         "dead-set": lambda name: {"celebrities": dump["celebrities"][name], "busts": busts[name]},
         "dead-fellas": lambda name: {"score": dump["score"][name], "whacks": len(dump["score_piles"][name])},
         "deck-of-death": lambda name: {

@@ -16,6 +16,7 @@ from box.games.deadlines import cards, events, screens
 from box.games.deadlines.cards import OLDEST_AGE, compare, compare_spans
 from box.games.deadlines.state import (
     COLUMN_LABELS,
+    COLUMNS,
     FIGURES,
     FIRST_GUESS,
     OPTIONS,
@@ -159,8 +160,14 @@ def _reveal(game: Game, phase: Placing) -> Result:
     """Judge the placement from the card data; keep a right card, count a wrong one."""
     name = game.name(phase.card)
     value = value_of(game.card(phase.card), phase.column)
-    game = replace(game, used=game.used | {phase.card})
-    if not fits(game, phase.column, phase.position, phase.card):
+    right = fits(game, phase.column, phase.position, phase.card)
+    game = replace(
+        game,
+        used=game.used | {phase.card},
+        placements=_counted(game, game.placements, phase.column),
+        right=_counted(game, game.right, phase.column) if right else game.right,
+    )
+    if not right:
         game = _penalise(replace(game, notice=f"Wrong! {name}: {value}"), game.turn)
         return _after_turn(game, (Sound.WRONG,))
     game = _with_card(game, phase.column, phase.position, phase.card)
@@ -396,6 +403,13 @@ def _with_card(game: Game, column: int, position: int, card: str) -> Game:
     held = game.columns[column]
     columns = set_at(game.columns, column, (*held[:position], card, *held[position:]))
     return replace(game, columns=columns, used=game.used | {card})
+
+
+def _counted(game: Game, counts: tuple[tuple[int, ...], ...], column: int) -> tuple[tuple[int, ...], ...]:
+    """`counts` (placements or right ones, a row a player) with one more for the current player in `column`."""
+    rows = [tuple(game.tally(counts, player, c) for c in range(len(COLUMNS))) for player in range(len(game.players))]
+    rows[game.turn] = _changed(rows[game.turn], column, +1)
+    return tuple(rows)
 
 
 def _changed(counts: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:

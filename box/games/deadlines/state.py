@@ -43,7 +43,11 @@ OPTIONS = (
         help="A special card's reward: drop a penalty or give one (one), or drop one and give one (both).",
     ),
 )
-FIGURES = (Figure("penalties", "penalties", fewest_lead=True),)
+ACCURACY = tuple(f"{key}_right" for key in COLUMN_REVEALS)  # a figure a column: its placements that were right, in %
+FIGURES = (
+    Figure("penalties", "penalties", fewest_lead=True),
+    *(Figure(key, f"% right, {label}", "max") for key, label in zip(ACCURACY, COLUMN_LABELS, strict=True)),
+)
 PHONE = Phone(
     "columns",
     counts=(Shown("penalties", "penalties"),),
@@ -183,6 +187,8 @@ class Game:
     phase: Phase
     columns: tuple[tuple[str, ...], ...] = ((), (), ())
     penalties: tuple[int, ...] = ()
+    placements: tuple[tuple[int, ...], ...] = ()  # each player's cards placed in each column, right or wrong
+    right: tuple[tuple[int, ...], ...] = ()  # each player's right cards in each column
     team_penalties: int = 0
     eliminated: tuple[int, ...] = ()  # in the order they went out
     used: frozenset[str] = frozenset()  # every card tapped for good: columns, penalties, death match
@@ -195,6 +201,12 @@ class Game:
 
     def name(self, card_id: str) -> str:
         return self.deck.name_of(card_id)
+
+    @staticmethod
+    def tally(counts: tuple[tuple[int, ...], ...], player: int, column: int) -> int:
+        """One player's count in one column of `placements` or `right` (a game resumed from an
+        older box's checkpoint has none yet)."""
+        return counts[player][column] if player < len(counts) else 0
 
     def closed(self, column: int) -> bool:
         return len(self.columns[column]) >= self.options.column_size
@@ -245,5 +257,13 @@ def dump(game: Game) -> dict[str, Any]:
 
 
 def figures_of(game: Game) -> Figures:
-    """Each player's penalties (FIGURES)."""
-    return {name: {"penalties": count} for name, count in zip(game.players, game.penalties)}
+    """Each player's penalties, and the share of their placements in each column that were right
+    (FIGURES; 0 for a column they placed nothing in)."""
+    figures: Figures = {}
+    for player, name in enumerate(game.players):
+        row: dict[str, int] = {"penalties": game.penalties[player]}
+        for column, key in enumerate(ACCURACY):
+            placed = game.tally(game.placements, player, column)
+            row[key] = round(100 * game.tally(game.right, player, column) / placed) if placed else 0
+        figures[name] = row
+    return figures
