@@ -136,11 +136,13 @@ def main(argv: list[str] | None = None) -> int:
 def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     from box.cards import check_decks_folder
     from box.config import DEFAULT_CONFIG, load_config
+    from box.phone import page_address
     from box.service import Settings
 
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
-    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast)
+    page = page_address(config.web_listen, config.web_hosts)  # shown by the box menu's *Phone page*
+    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page)
 
 
 def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:
