@@ -23,16 +23,18 @@ import logging
 import socket
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.control import ControlCommand
 from box.errors import FileProblem
 from box.events import Event, Standing, as_json
-from box.games.base import View
+from box.game_screen import GameHost
+from box.games.base import Rejected, Step, View
 from box.messages import Refused
 from box.roster import PLAYER, ROSTER_FILE, Roster, player_name
 from box.roster import load_roster as read_roster
-from box.screen import BaseScreen, Card, Host
+from box.screen import BaseScreen, Card
 from box.tags import TAGS_FILE, TagMap, simulated_uid
 from box.words import VOLUME_LEVELS, PressKind, Sound
 
@@ -221,7 +223,7 @@ class Phone:
 
     def __init__(
         self,
-        host: Host,
+        host: GameHost,
         lobby: Lobby,
         tags: TagMap,
         settings: Settings,
@@ -261,7 +263,7 @@ class Phone:
             self.play(name, args, now)
 
     def play(self, name: str, args: dict[str, Any], now: float) -> None:
-        """A paired phone's hands on the box (start, undo, abandon, sound), carried out as if pressed there.
+        """A paired phone's hands on the box (start, undo, abandon, sound, end the session), carried out as if pressed there.
 
         Two phones acting at once are served one after the other by the loop; a phone that acts on
         what it saw is refused when that changed meanwhile (an undo names the action it undoes)."""
@@ -287,6 +289,34 @@ class Phone:
             if args["volume"] not in VOLUME_LEVELS:
                 raise Refused(f"volume must be one of {', '.join(VOLUME_LEVELS)}")
             self.sound.set(args["volume"], args["muted"], now)
+        elif name == "end-session":
+            self.end_session(args["game"], now)
+
+    def end_session(self, game: str, now: float) -> None:
+        """A paired phone's *End the session*: the presses the game declares for it (`Phone.ends_with`),
+        tried on its rules first, then journaled together and shown as if pressed on the box."""
+        session = self.lobby.session
+        if session is None:
+            raise Refused("No game in play")
+        rules = session.rules
+        if session.record.name != game:
+            raise Refused(f"Not ended: {rules.title} is in play now")
+        if not rules.phone.ends_with:
+            raise Refused(f"{rules.title} ends by its own rules: abandon it instead")
+        if rules.is_over(session.state):
+            raise Refused("The session has ended already")
+        state = session.state
+        for press in rules.phone.ends_with:  # nothing is journaled unless every press is taken
+            tried = rules.apply(state, press)
+            if isinstance(tried, Rejected):
+                raise Refused(f"Not ended: on the box, {tried.reason[:1].lower()}{tried.reason[1:]}")
+            state = tried.state
+        with self.journal.batch():  # StorageError: none of them happened
+            for press in rules.phone.ends_with:
+                before = session.dump()
+                step = session.apply(press)
+                assert isinstance(step, Step)  # the rules are pure: taken when tried, taken now
+                self.journal.on_commit(partial(self.host.accepted, step, now, before))
 
     def journal_command(self, command: ControlCommand) -> None:
         """Keep the command (never a pairing code) in the journal before carrying it out."""

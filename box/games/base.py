@@ -207,12 +207,14 @@ class Shown:
 
 @dataclass(frozen=True)
 class Phone:
-    """What the phone page's Now draws of a game in play, from its state dump.
+    """What the phone page's Now draws of a game in play, from its state dump, and what it may do.
 
     Beside each player: each of `counts` (a dump key holding {player: number}) with its label,
     and the label of each of `marks` (a dump key listing players) that lists the player. Below
     the players, the picture `picture` names ("columns", "hands", "mooks", "board": the page's
-    template `_picture_<picture>.html`), drawn from the game's own dump keys.
+    template `_picture_<picture>.html`), drawn from the game's own dump keys. `ends_with`: the
+    presses that end a session which ends only when the table says so (a long OK, then OK on the
+    game's question): a paired phone's *End the session* plays them as if pressed on the box.
 
     >>> Phone("board", counts=(Shown("laps", "laps"),)).counts[0].label
     'laps'
@@ -221,6 +223,7 @@ class Phone:
     picture: str
     counts: tuple[Shown, ...] = ()
     marks: tuple[Shown, ...] = ()
+    ends_with: tuple[Press, ...] = ()
 
 
 class Rules(Protocol[S]):
