@@ -100,3 +100,18 @@ def test_the_qr_library_loads_when_the_screen_opens_never_at_the_start() -> None
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     run = subprocess.run([sys.executable, "-c", QR_LATER], env=env, capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["False", "True"]
+
+
+def test_the_simulator_says_where_its_page_is_or_how_to_serve_one(tmp_path: Path) -> None:
+    from box.cli import page_of
+    from box.web.thread import Beside
+
+    assert page_of(Beside("127.0.0.1", 9000)) == "http://127.0.0.1:9000/"
+    assert page_of(Beside("0.0.0.0", 8080)) == page_address() and page_address().endswith(".local:8080/")
+    assert page_of(None).startswith("off (gravebox sim --web")
+    world = SimulatedBox(state_dir=tmp_path / "state", page="http://127.0.0.1:9000/")
+    try:
+        world.box.phone.show_page(world.now)
+        assert world.dump()["phone_page"] == "http://127.0.0.1:9000/", "the box menu's screen shows the page served"
+    finally:
+        world.close()
