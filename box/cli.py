@@ -136,11 +136,13 @@ def main(argv: list[str] | None = None) -> int:
 def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     from box.cards import check_decks_folder
     from box.config import DEFAULT_CONFIG, load_config
+    from box.phone import page_address
     from box.service import Settings
 
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
-    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast)
+    page = page_address(config.web_listen, config.web_hosts)  # shown by the box menu's *Phone page*
+    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page)
 
 
 def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:
@@ -327,6 +329,22 @@ def simulate(args: argparse.Namespace) -> int:
             beside.stop()
 
 
+def page_of(beside: Beside | None) -> str:
+    """What the simulator says of the phone page: the address a phone types, or how to serve it.
+
+    >>> page_of(None)
+    'off (gravebox sim --web 0.0.0.0:8080 serves it)'
+    """
+    if beside is None:
+        return "off (gravebox sim --web 0.0.0.0:8080 serves it)"
+    from urllib.parse import urlsplit
+
+    from box.phone import page_address
+
+    url = urlsplit(beside.url)
+    return page_address(f"[{url.hostname}]:{url.port}")
+
+
 def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside | None, mqtt: MqttConfig | None) -> int:
     import json
     import tempfile
@@ -343,7 +361,8 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
 
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
         control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
-        page = beside.url if beside is not None else None  # said on the terminal's first line
+        page = page_of(beside)  # said on the terminal's first line
+        settings.page = page if beside is not None else settings.page  # and on the box menu's *Phone page*
         return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control, page=page)
 
     from box.errors import FileProblem

@@ -79,6 +79,7 @@ COMMANDS: dict[str, dict[str, type]] = {
     "start": {"game": str, "names": list, "options": dict},  # start a game with these seats and options
     "undo": {"label": str},  # undo the last action, which the phone showed as `label` (refused if it changed)
     "abandon": {},  # abandon the game in play
+    "end-session": {"game": str},  # end the game the phone showed as its rules declare (Phone.ends_with)
     "sound": {"volume": str, "muted": bool},  # the volume level, and mute
 }
 MOST_SEATS = 10  # names a "start" may seat

@@ -4,10 +4,11 @@ The control socket's threads (box/control.py) only put a `ControlCommand` in the
 loop's inbox; the Box takes it through its one door, like any input, and hands it to
 `Phone.carry_out`. A command is journaled (`phone` in the journal's box values: the
 last few, without the pairing code) before its effect; a storage fault or a command
-that no longer fits is refused with its reason, on the panel and to the page. Three
-screens serve the phone: a pairing asked for on the box (the box menu's *Pair a phone*: only then
-does the page give a code to a phone that is not paired), the pairing code, and "tap the tag
-for ..." when the phone enrols one card or a player token.
+that no longer fits is refused with its reason, on the panel and to the page. Four
+screens serve the phone: where the page is (the box menu's *Phone page*: its address and a QR
+code), a pairing asked for on the box (the box menu's *Pair a phone*: only then does the page
+give a code to a phone that is not paired), the pairing code, and "tap the tag for ..." when the
+phone enrols one card or a player token.
 
 >>> screen = PairingCode("482913", until=120.0)
 >>> screen.view(0.0).lines[1]
@@ -19,22 +20,27 @@ True
 from __future__ import annotations
 
 import logging
+import socket
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.control import ControlCommand
 from box.errors import FileProblem
 from box.events import Event, Standing, as_json
-from box.games.base import View
+from box.game_screen import GameHost
+from box.games.base import Rejected, Step, View
 from box.messages import Refused
 from box.roster import PLAYER, ROSTER_FILE, Roster, player_name
 from box.roster import load_roster as read_roster
-from box.screen import BaseScreen, Card, Host
+from box.screen import BaseScreen, Card
 from box.tags import TAGS_FILE, TagMap, simulated_uid
 from box.words import VOLUME_LEVELS, PressKind, Sound
 
 if TYPE_CHECKING:
+    from PIL import Image
+
     from box.journal import Journal
     from box.lobby import Lobby
     from box.service import Settings
@@ -44,6 +50,92 @@ log = logging.getLogger(__name__)
 
 JOURNAL_KEY = "phone"
 KEPT = 20  # commands kept in the journal
+PAGE_LISTEN = "0.0.0.0:8080"  # where `gravebox web` listens unless the settings' [web] say otherwise
+QR_SIDE = 64  # the QR code's square on the panel's left, in pixels
+ADDRESS_CHARS = 10  # characters a row beside it (6 px each)
+
+
+def page_address(listen: str | None = None, hosts: Sequence[str] = ()) -> str:
+    """The phone page's address as a phone types it: the host it listens on, or (listening on every
+    address) the first of the settings' `hosts`, else this machine's name on the local network.
+
+    >>> page_address("0.0.0.0:8080", ("gravebox.home",))
+    'http://gravebox.home:8080/'
+    >>> page_address("192.168.1.20:80"), page_address("[fe80::1]:8080")
+    ('http://192.168.1.20/', 'http://[fe80::1]:8080/')
+    """
+    host, _, port = (listen or PAGE_LISTEN).rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if host in ("", "0.0.0.0", "::"):
+        host = hosts[0] if hosts else f"{socket.gethostname().split('.')[0].lower()}.local"
+    elif ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    return f"http://{host}{'' if port == '80' else ':' + port}/"
+
+
+def address_rows(address: str, width: int) -> list[str]:
+    """The address without its scheme, cut into rows of `width` characters after a dot, a colon or a
+    slash where one is near the end of the row.
+
+    >>> address_rows("http://gravebox.local:8080/", 10)
+    ['gravebox.', 'local:8080']
+    """
+    rest, rows = address.removeprefix("http://").removesuffix("/"), []
+    while len(rest) > width:
+        cut = max(rest.rfind(mark, 0, width) for mark in ".:/") + 1
+        cut = cut if cut > width // 2 else width
+        rows.append(rest[:cut])
+        rest = rest[cut:]
+    return [*rows, rest] if rest else rows
+
+
+class PhonePage(BaseScreen):
+    """Where the phone page is: a QR code of its address on the left, the address beside it; BACK leaves.
+
+    The QR code is a normal one (a phone's camera reads no micro QR) of the smallest version that
+    holds the address, 2 pixels a module while it fits the panel's height (version 3 and below).
+    The QR library is loaded here, when the screen first opens, never at the box's start.
+    """
+
+    name = "phone-page"
+
+    def __init__(self, address: str):
+        super().__init__()
+        self.address = address
+        self.drawn: Image.Image | None = None
+
+    def view(self, now: float) -> View:
+        rows = tuple(address_rows(self.address, 21)[:2])
+        lines = ("Scan, or type in", "a browser:", *rows, "BACK: close")
+        return View("Phone page", lines, scrolling=tuple(range(2, 2 + len(rows))))
+
+    def image(self, now: float) -> Image.Image:
+        if self.drawn is None:
+            self.drawn = self.draw()
+        return self.drawn
+
+    def draw(self) -> Image.Image:
+        """The QR code lit on the left (its dark modules unlit, in a lit quiet zone), the address beside it."""
+        import segno
+        from PIL import Image
+
+        from box.screens import render_beside
+
+        code = segno.make_qr(self.address, error="l", boost_error=True)  # the smallest version, then the best level
+        modules = len(code.matrix)  # a side, without the quiet zone
+        scale = 2 if modules + 2 <= QR_SIDE // 2 else 1
+        border = min(4, (QR_SIDE // scale - modules) // 2)  # as wide a quiet zone as fits, 4 at most
+        picture = Image.new("1", (modules + 2 * border, modules + 2 * border), 1)
+        for y, row in enumerate(code.matrix):
+            for x, dark in enumerate(row):
+                if dark:
+                    picture.putpixel((border + x, border + y), 0)
+        picture = picture.resize((picture.width * scale, picture.height * scale), Image.Resampling.NEAREST)
+        rows = ["Phone page", "", *address_rows(self.address, ADDRESS_CHARS)][:5]
+        return render_beside(picture, [*rows, *[""] * (6 - len(rows)), "BACK:close"])
+
+    def dump(self) -> dict[str, Any]:
+        return {"phone_page": self.address}
 
 
 class Expiring(BaseScreen):
@@ -131,7 +223,7 @@ class Phone:
 
     def __init__(
         self,
-        host: Host,
+        host: GameHost,
         lobby: Lobby,
         tags: TagMap,
         settings: Settings,
@@ -171,7 +263,7 @@ class Phone:
             self.play(name, args, now)
 
     def play(self, name: str, args: dict[str, Any], now: float) -> None:
-        """A paired phone's hands on the box (start, undo, abandon, sound), carried out as if pressed there.
+        """A paired phone's hands on the box (start, undo, abandon, sound, end the session), carried out as if pressed there.
 
         Two phones acting at once are served one after the other by the loop; a phone that acts on
         what it saw is refused when that changed meanwhile (an undo names the action it undoes)."""
@@ -197,6 +289,34 @@ class Phone:
             if args["volume"] not in VOLUME_LEVELS:
                 raise Refused(f"volume must be one of {', '.join(VOLUME_LEVELS)}")
             self.sound.set(args["volume"], args["muted"], now)
+        elif name == "end-session":
+            self.end_session(args["game"], now)
+
+    def end_session(self, game: str, now: float) -> None:
+        """A paired phone's *End the session*: the presses the game declares for it (`Phone.ends_with`),
+        tried on its rules first, then journaled together and shown as if pressed on the box."""
+        session = self.lobby.session
+        if session is None:
+            raise Refused("No game in play")
+        rules = session.rules
+        if session.record.name != game:
+            raise Refused(f"Not ended: {rules.title} is in play now")
+        if not rules.phone.ends_with:
+            raise Refused(f"{rules.title} ends by its own rules: abandon it instead")
+        if rules.is_over(session.state):
+            raise Refused("The session has ended already")
+        state = session.state
+        for press in rules.phone.ends_with:  # nothing is journaled unless every press is taken
+            tried = rules.apply(state, press)
+            if isinstance(tried, Rejected):
+                raise Refused(f"Not ended: on the box, {tried.reason[:1].lower()}{tried.reason[1:]}")
+            state = tried.state
+        with self.journal.batch():  # StorageError: none of them happened
+            for press in rules.phone.ends_with:
+                before = session.dump()
+                step = session.apply(press)
+                assert isinstance(step, Step)  # the rules are pure: taken when tried, taken now
+                self.journal.on_commit(partial(self.host.accepted, step, now, before))
 
     def journal_command(self, command: ControlCommand) -> None:
         """Keep the command (never a pairing code) in the journal before carrying it out."""
@@ -211,6 +331,10 @@ class Phone:
         except (KeyError, ValueError, FileProblem) as problem:
             log.warning("phone asked to enrol %s %s: %s", game, card, problem)
             raise Refused(f"No such card: {card}") from None
+
+    def show_page(self, now: float) -> None:
+        """The box menu's *Phone page*: where the page is, as a QR code and as text."""
+        self.host.push(PhonePage(self.settings.page or page_address()))
 
     def ask_pairing(self, now: float) -> None:
         """The box menu's *Pair a phone*: the page may give a code to a phone that is not paired yet."""

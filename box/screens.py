@@ -390,6 +390,24 @@ def render_progress(title: str, done: int, total: int, lines: Sequence[str] = ()
     return image
 
 
+def render_beside(picture: Image.Image, lines: Sequence[str]) -> Image.Image:
+    """A picture (a QR code) on the panel's left, centred in height, and up to seven rows of text beside it.
+
+    >>> from PIL import Image
+    >>> render_beside(Image.new("1", (58, 58), 1), ("Phone page",)).getpixel((0, 3))
+    1
+    """
+    from PIL import ImageDraw
+
+    image = _blank()
+    image.paste(picture, (0, (HEIGHT - picture.height) // 2))
+    draw = ImageDraw.Draw(image)
+    left = picture.width + 2
+    for row, text in enumerate(lines[: HEIGHT // ROW_HEIGHT]):
+        draw.text((left, row * ROW_HEIGHT - TEXT_RISE + 1), _fit(text, WIDTH - left), font=_font(), fill=1)
+    return image
+
+
 def to_text(image: Image.Image) -> str:
     """The image as terminal text: two pixel rows per character, with ▀ ▄ █ and space.
 

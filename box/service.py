@@ -86,6 +86,7 @@ class Settings:
     state_dir: Path | None = None  # where enrolment saves the tag map
     roster: Roster = field(default_factory=Roster)  # the phone page's names and defaults (roster.json)
     contrast: int = DEFAULT_CONTRAST  # the OLED's contrast when awake (0..255)
+    page: str = ""  # the phone page's address (box.phone.page_address); "": this machine's name, port 8080
 
     def player_names(self, count: int) -> list[str]:
         """`count` names: the roster's (else the config file's) in order, then P3, P4... for the seats left.
@@ -348,7 +349,7 @@ class Box:
         self.publish(Undone(session.record.name, label or ""))
 
     def open_box_menu(self) -> None:
-        """The long-BACK menu: undo (after its question), abandon the game, pairing a phone, the sound."""
+        """The long-BACK menu: undo (after its question), abandon the game, pairing a phone, the phone page, the sound."""
         label = self.session.last_action() if self.session is not None else None
         entries: tuple[str, ...] = (f"Undo: {label}" if label else NOTHING_TO_UNDO,)
         ask = (lambda now: self.push(Confirm(f"Undo: {label}?", self.undo))) if label else self.undo
@@ -356,8 +357,8 @@ class Box:
         if self.session is not None:
             entries += ("Abandon game",)
             actions += (self.lobby.ask_abandon,)
-        entries += ("Pair a phone", f"Sound: {self.sound.label()}")
-        actions += (self.phone.ask_pairing, self.sound.open)
+        entries += ("Pair a phone", "Phone page", f"Sound: {self.sound.label()}")
+        actions += (self.phone.ask_pairing, self.phone.show_page, self.sound.open)
         self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
 
     # ----- time and output --------------------------------------------------------------

@@ -62,7 +62,8 @@ class StickJobs:
             self.host.reject("No USB service on this box", now)
             return
         try:
-            self.transfer(job, self.tags, self.decks())  # it copies them; the import is checked against the decks
+            tags = self.tags.enrolled() if job == SAVE else self.tags  # the simulator's made-up tags stay here
+            self.transfer(job, tags, self.decks())  # it copies them; the import is checked against the decks
         except RuntimeError as problem:  # no thread to be had
             log.error("USB %s not started: %s", job, problem)
             self.host.reject(f"USB failed: {problem}", now)

@@ -341,10 +341,19 @@ class TagMap:
                 del self.cards[other]
         self.cards[uid] = (game, card_id)
 
+    def enrolled(self) -> TagMap:
+        """A copy of the tags really enrolled: without the simulator's made-up ones, which stand in for
+        enrolment on this box only and are never saved or moved to a stick.
+
+        >>> TagMap({simulated_uid("g", "1"): ("g", "1"), b"A": ("g", "2")}).enrolled().cards
+        {b'A': ('g', '2')}
+        """
+        return TagMap({uid: card for uid, card in self.cards.items() if uid != simulated_uid(*card)})
+
     def save(self, path: Path) -> None:
-        """Write the map durably (`box.files.write_atomically`); ValueError, writing nothing, for a
-        tag the map's reader would refuse: the box never saves a file it cannot load."""
-        write_atomically(path, format_tags(sorted(self.cards.items(), key=lambda item: item[1])))
+        """Write the tags enrolled durably (`box.files.write_atomically`); ValueError, writing nothing,
+        for a tag the map's reader would refuse: the box never saves a file it cannot load."""
+        write_atomically(path, format_tags(sorted(self.enrolled().cards.items(), key=lambda item: item[1])))
 
     @classmethod
     def load(cls, path: Path) -> TagMap:

@@ -290,7 +290,8 @@ def test_sim_hands_the_page_it_serves_to_the_terminal(tmp_path, monkeypatch):
     args = cli.build_parser("sim").parse_args(["sim", "--state-dir", str(tmp_path)])
     _, settings = cli.settings_from(args)
     assert cli.simulate_with(args, settings, Served(), None) == 0 and given["page"] == "http://127.0.0.1:8765/"
-    assert cli.simulate_with(args, settings, None, None) == 0 and given["page"] is None
+    assert settings.page == "http://127.0.0.1:8765/", "the box menu's Phone page shows the page served"
+    assert cli.simulate_with(args, settings, None, None) == 0 and given["page"].startswith("off (gravebox sim --web")
 
 
 def test_log_lines_go_to_the_state_folders_file_and_never_to_the_terminal(tmp_path, capsys):

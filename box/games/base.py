@@ -221,14 +221,16 @@ class Column:
 
 @dataclass(frozen=True)
 class Phone:
-    """What the phone page's Now draws of a game in play, from its state dump.
+    """What the phone page's Now draws of a game in play, from its state dump, and what it may do.
 
     Beside each player: each of `counts` (a dump key holding {player: number}) with its label,
     and the label of each of `marks` (a dump key listing players) that lists the player. Below
     the players, the picture `picture` names ("columns", "hands", "mooks", "board": the page's
     template `_picture_<picture>.html`), drawn from the game's own dump keys. What a picture knows
     of the game comes from here too: `columns`, left to right as the box's screens list them, and
-    `limit`, the total a player's cards may reach without going bust (0: none).
+    `limit`, the total a player's cards may reach without going bust (0: none). `ends_with`: the
+    presses that end a session which ends only when the table says so (a long OK, then OK on the
+    game's question): a paired phone's *End the session* plays them as if pressed on the box.
 
     >>> Phone("board", counts=(Shown("laps", "laps"),)).counts[0].label
     'laps'
@@ -239,6 +241,7 @@ class Phone:
     marks: tuple[Shown, ...] = ()
     columns: tuple[Column, ...] = ()
     limit: int = 0
+    ends_with: tuple[Press, ...] = ()
 
 
 class Rules(Protocol[S]):

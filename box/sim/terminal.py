@@ -235,7 +235,8 @@ def play_in_terminal(
     make_state_directory(state_dir)
     with logging_to_file(state_dir) as log_file:
         world = SimulatedBox(
-            state_dir=state_dir, decks_dir=settings.decks_dir, seed=seed, names=settings.names, control=control
+            state_dir=state_dir, decks_dir=settings.decks_dir, seed=seed, names=settings.names, control=control,
+            page=settings.page,
         )
         try:
             curses.wrapper(lambda screen: Terminal(world, screen, page).run())

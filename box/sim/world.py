@@ -52,6 +52,7 @@ class SimulatedBox:
     decks_dir: Path | None = None
     seed: int | None = None
     names: tuple[str, ...] = ()
+    page: str = ""  # the phone page's address, as the box menu's *Phone page* shows it ("": this machine's)
     pinmap: PinMap = field(default_factory=load_pinmap)
     now: float = 0.0
     frames_dir: Path | None = None
@@ -85,7 +86,7 @@ class SimulatedBox:
     def boot(self, dice: DiceCup | None = None) -> None:
         if dice is None:
             dice = DiceCup.seeded(self.seed) if self.seed is not None else DiceCup()
-        settings = Settings(names=self.names, decks_dir=self.decks_dir)
+        settings = Settings(names=self.names, decks_dir=self.decks_dir, page=self.page)
         app = assemble(
             self.pinmap,
             self.clock,

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from box.games.base import Figure, Figures, Option, Phone, Shown
+from box.games.base import Figure, Figures, Option, Phone, Press, Shown
 from box.games.deck_of_death.cards import Board, Card
 from box.words import Word
 
@@ -30,7 +30,12 @@ OPTIONS = (
     ),
 )
 FIGURES = (Figure("laps", "laps"), Figure("drinks", "drinks"), Figure("duels_won", "duels won"))
-PHONE = Phone("board", counts=(Shown("laps", "laps"), Shown("drinks", "drinks")))
+# a session ends when the table has had enough chaos: a phone asks as a long OK and OK do on the box
+PHONE = Phone(
+    "board",
+    counts=(Shown("laps", "laps"), Shown("drinks", "drinks")),
+    ends_with=(Press("ok", long=True), Press("ok")),
+)
 DUEL_STYLES = ("High-Die Roll", "Other minigame")
 HAND = 7  # the starting hand dealt to each player, and what the draw phase tops up to
 FORCED_EXIT_DRINKS = 2  # finish the drink, or 2 heavy shots

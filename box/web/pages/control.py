@@ -1,10 +1,11 @@
 """A paired phone's hands on the box: start a game (`/start`), undo (`/undo`), abandon (`/abandon`),
-the sound (`/sound`).
+end a session the table ends (`/end`), the sound (`/sound`).
 
 Each is one command of the control socket (box/control.py), which the box carries out through its
-one door as if pressed there, journaled. Undo and abandon ask first on the phone; the undo sends
-the label the phone showed, so the box refuses it when another input changed the game meanwhile.
-A refusal comes back as the box's own words, shown on one line.
+one door as if pressed there, journaled. Undo, abandon and end ask first on the phone; the undo sends
+the label the phone showed, and the end the game it showed, so the box refuses either when another
+input changed the game meanwhile. Only a game that declares how a session ends (`Phone.ends_with`)
+is offered the end. A refusal comes back as the box's own words, shown on one line.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ class ControlPage:
             Route("/undo", self.undo, methods=["POST"]),
             Route("/abandon", self.ask_abandon),
             Route("/abandon", self.abandon, methods=["POST"]),
+            Route("/end", self.ask_end),
+            Route("/end", self.end, methods=["POST"]),
             Route("/sound", self.sound, methods=["POST"]),
         ]
 
@@ -121,6 +124,13 @@ class ControlPage:
         state, online = await self.site.current()
         return self.site.page(request, "confirm.html", {"what": "abandon", "state": state if online else {}})
 
+    async def ask_end(self, request: Request) -> Response:
+        state, online = await self.site.current()
+        game = state.get("game") if online else None
+        ends = game in GAMES and bool((await run_in_threadpool(rules_for, game)).phone.ends_with)
+        context = {"game": game, "ends": ends, "over": bool(state.get("over"))}
+        return self.site.page(request, "end.html", context)
+
     # ----- the commands ------------------------------------------------------------------------
 
     async def start(self, request: Request) -> Response:
@@ -160,6 +170,18 @@ class ControlPage:
         except Refused as problem:
             return self.site.refused(request, problem)
         if refused := await self.site.tell_box("abandon"):
+            return self.site.message(request, refused, self.status(refused))
+        return RedirectResponse("/", status_code=303)
+
+    async def end(self, request: Request) -> Response:
+        try:
+            form = await self.site.guard(request)
+        except Refused as problem:
+            return self.site.refused(request, problem)
+        game = str(form.get("game", ""))
+        if game not in GAMES:
+            return self.site.message(request, "Not ended: the page did not say which game to end", 400)
+        if refused := await self.site.tell_box("end-session", game=game):
             return self.site.message(request, refused, self.status(refused))
         return RedirectResponse("/", status_code=303)
 

@@ -49,7 +49,7 @@ class NowPage:
             phone = await run_in_threadpool(phone_of, state.get("game"))  # the first time imports the rules
             template = self.site.templates.env.get_template("_now.html")
             self.html = template.render(state=state, online=online, phone=phone)
-            self.controls = self.site.templates.env.get_template("_controls.html").render(state=state, online=online)
+            self.controls = self.site.templates.env.get_template("_controls.html").render(state=state, online=online, phone=phone)
             self.version, self.state = version, state
         return self.html, self.state
 
