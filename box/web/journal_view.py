@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,27 @@ class JournalBusy(Exception):
     """The journal cannot be read now (another program holds it locked)."""
 
 
-@dataclass(frozen=True)
+class Shared:
+    """Equal values read from the cache file, held once: a thousand games name the same players,
+    options and figures, so the kept summaries cost a fraction of their text.
+
+    >>> share = Shared()
+    >>> share("Ann" + "a") is share("Anna"), share.mapping({"k": "v"}) is share.mapping({"k": "v"})
+    (True, True)
+    """
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+
+    def __call__(self, value: Any) -> Any:
+        return self.values.setdefault(value, value)
+
+    def mapping(self, data: dict[str, Any]) -> dict[str, Any]:
+        """An equal mapping held once (the summaries never change theirs)."""
+        return self.values.setdefault(("mapping", *sorted(data.items())), {self(k): self(v) for k, v in data.items()})
+
+
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """A game as the history shows it: who played, how it ended, each player's figures."""
 
@@ -80,20 +100,25 @@ class GameSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            **self.__dict__,
+            **{item.name: getattr(self, item.name) for item in fields(self)},
             "players": list(self.players),
             "winners": list(self.winners),
             "declared": [figure.__dict__ for figure in self.declared],
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameSummary:
+    def from_json(cls, data: dict[str, Any], share: Shared | None = None) -> GameSummary:
+        """A summary as `to_json` wrote it; with `share`, its names, options and figures held once."""
+        share = share or Shared()
         return cls(
             **{
                 **data,
-                "players": tuple(data["players"]),
-                "winners": tuple(data["winners"]),
-                "declared": tuple(Figure(**figure) for figure in data["declared"]),
+                "name": share(data["name"]),
+                "players": share(tuple(map(share, data["players"]))),
+                "options": share.mapping(data["options"]),
+                "winners": share(tuple(map(share, data["winners"]))),
+                "figures": {share(player): share.mapping(row) for player, row in data["figures"].items()},
+                "declared": share(tuple(Figure(**figure) for figure in data["declared"])),
             }
         )
 
@@ -117,15 +142,40 @@ class CardList:
         return self.names
 
 
+@dataclass(frozen=True)
+class GameRow:
+    """A game's row as the journal holds it (players and options still JSON text: a finished game
+    whose summary is kept is never decoded), with its newest action in force."""
+
+    id: int
+    name: str
+    players: str
+    options: str
+    decks: str | None
+    finished: bool
+    last: int | None
+
+    @property
+    def key(self) -> str:
+        """What a finished game's kept summary must match: its row and its newest action in force."""
+        return "\x1f".join((str(SUMMARY_FORMAT), self.name, self.players, self.options, str(self.decks), str(self.last)))
+
+    def record(self) -> GameRecord | None:
+        """The game as the rules start it; None (logged) when its row cannot be read."""
+        try:
+            return GameRecord(self.id, self.name, json.loads(self.players), json.loads(self.options), self.decks, self.finished)
+        except (json.JSONDecodeError, TypeError):
+            log.warning("game %s has an unreadable row; not shown", self.id)
+            return None
+
+
 @dataclass
 class Snapshot:
-    """What one read transaction saw of the games: their rows, when they started, the box's values,
-    and each game's newest action in force (what its summary must match)."""
+    """What one read transaction saw: the games' rows, when they started, the box's values."""
 
-    games: list[GameRecord]
+    rows: list[GameRow]
     started: dict[int, str]
     values: dict[str, Any]
-    last: dict[int, int | None]
 
 
 @dataclass(frozen=True)
@@ -143,7 +193,7 @@ class InPlay:
 GAMES_QUERY = (
     "SELECT id, name, players, options, decks, finished, {started},"
     " (SELECT seq FROM actions WHERE game = games.id AND undone = 0 ORDER BY seq DESC LIMIT 1)"
-    " FROM games ORDER BY id"
+    " FROM games {which} ORDER BY id"
 )  # a game's newest action in force: a step down the (game, seq) index, not a scan of its actions
 ACTIONS_AFTER = "SELECT seq, action FROM actions WHERE game = ? AND seq > ? AND undone = 0 ORDER BY seq"
 COUNT_IN_FORCE = "SELECT COUNT(*) FROM actions WHERE game = ? AND undone = 0"
@@ -194,7 +244,11 @@ class JournalView:
         if cache is not None and cache.exists():
             try:
                 data = json.loads(cache.read_text(encoding="utf-8"))
-                self.summaries = {int(k): (v["key"], GameSummary.from_json(v["summary"])) for k, v in data.items()}
+                share = Shared()
+                self.summaries = {
+                    int(k): (v["key"], GameSummary.from_json(v["summary"], share)) for k, v in data.items()
+                }
+                del data
             except (OSError, ValueError, KeyError, TypeError) as problem:
                 log.warning("history cache %s not used: %s", cache, problem)
 
@@ -218,21 +272,22 @@ class JournalView:
                 raise JournalBusy(str(problem)) from None
             raise
 
-    def snapshot(self, db: sqlite3.Connection | None) -> Snapshot:
-        """The games, when each started, the box's values and each game's newest action in force."""
+    def snapshot(self, db: sqlite3.Connection | None, unfinished: bool = False) -> Snapshot:
+        """The games (only the unfinished ones with `unfinished`), when each started and the box's values."""
         if db is None:
-            return Snapshot([], {}, {}, {})
+            return Snapshot([], {}, {})
         columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-        games, started, last = [], {}, {}
-        for row in db.execute(GAMES_QUERY.format(started="started" if "started" in columns else "NULL")):
-            try:
-                games.append(GameRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], bool(row[5])))
-            except (json.JSONDecodeError, TypeError):
+        query = GAMES_QUERY.format(
+            started="started" if "started" in columns else "NULL", which="WHERE finished = 0" if unfinished else ""
+        )
+        rows, started = [], {}
+        for row in db.execute(query):
+            if not (isinstance(row[1], str) and isinstance(row[2], str) and isinstance(row[3], str)):
                 log.warning("game %s has an unreadable row; not shown", row[0])
                 continue
+            rows.append(GameRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[7]))
             if row[6] is not None:
                 started[row[0]] = str(row[6])
-            last[row[0]] = row[7]
         values = {}
         for key, value in db.execute("SELECT key, value FROM box"):
             try:
@@ -241,12 +296,12 @@ class JournalView:
                 continue
             if key.startswith(STARTED) and key[len(STARTED) :].isdigit():
                 started.setdefault(int(key[len(STARTED) :]), str(values[key]))
-        return Snapshot(games, started, values, last)
+        return Snapshot(rows, started, values)
 
     def records(self) -> list[GameRecord]:
-        """Every game the journal holds, oldest first."""
+        """Every game the journal holds (whose row can be read), oldest first."""
         with self.reading() as db:
-            return self.snapshot(db).games
+            return [record for row in self.snapshot(db).rows if (record := row.record()) is not None]
 
     # ----- replays ----------------------------------------------------------------------------
 
@@ -364,14 +419,15 @@ class JournalView:
         self.in_play[record.id] = found
         return found
 
-    def playing(self, db: sqlite3.Connection, snap: Snapshot) -> dict[int, InPlay | None]:
-        """Every unfinished game, rebuilt (None when it cannot be); forgets the games no longer in play."""
+    def playing(self, db: sqlite3.Connection, rows: list[GameRow]) -> dict[int, InPlay | None]:
+        """The unfinished games among `rows`, rebuilt (None when one cannot be); the view forgets the
+        games no longer in play."""
         found: dict[int, InPlay | None] = {}
-        for record in snap.games:
-            if record.finished or record.name not in GAMES:
+        for row in rows:
+            if row.finished or row.name not in GAMES or (record := row.record()) is None:
                 continue
             try:
-                found[record.id] = self.rebuild(db, record, snap.last.get(record.id))
+                found[record.id] = self.rebuild(db, record, row.last)
             except Exception as problem:  # a deck that changed since: shown without its state
                 log.warning("cannot rebuild game %d (%s): %s", record.id, record.name, problem)
                 found[record.id] = None
@@ -379,11 +435,6 @@ class JournalView:
         return found
 
     # ----- the finished games: summarised once, then kept --------------------------------------
-
-    @staticmethod
-    def key_of(record: GameRecord, last: int | None) -> str:
-        """What a finished game's kept summary must match: its row and its newest action in force."""
-        return json.dumps([SUMMARY_FORMAT, record.name, record.players, record.options, record.decks, last])
 
     def count_one(self, db: sqlite3.Connection, record: GameRecord, played: Played | None) -> GameSummary:
         """A finished game's summary: the box's history line when the journal agrees with it, else a replay
@@ -445,10 +496,15 @@ class JournalView:
         start = self.clock()
         with self.reading() as db:
             snap = self.snapshot(db)
-            playing = self.playing(db, snap) if db is not None else {}
-        keys = {r.id: self.key_of(r, snap.last.get(r.id)) for r in snap.games if r.finished and r.name in GAMES}
+            playing = self.playing(db, snap.rows) if db is not None else {}
+        shown = [row for row in snap.rows if row.name in GAMES]
         with self.lock:
-            wanted = [(r, keys[r.id]) for r in reversed(snap.games) if r.id in keys and self.kept(r.id, keys[r.id]) is None]
+            kept = {row.id: self.kept(row.id, row.key) for row in shown if row.finished}
+        wanted = [
+            (record, row.key)
+            for row in reversed(shown)
+            if row.finished and kept[row.id] is None and (record := row.record()) is not None
+        ]
         if wanted and not self.counting() and self.counter.acquire(blocking=False):  # one view counts at a time
             try:
                 left = self.count(wanted, start + FIRST_VIEW_BUDGET)
@@ -456,19 +512,28 @@ class JournalView:
                     self.count_in_background(left)
             finally:
                 self.counter.release()
+            with self.lock:
+                kept = {row.id: self.kept(row.id, row.key) for row in shown if row.finished}
         games = []
-        for record in snap.games:
-            if record.name not in GAMES:
-                continue
-            if record.finished:
-                summary = self.kept(record.id, keys[record.id])
+        for row in shown:
+            if row.finished:
+                summary = kept[row.id]
                 if summary is None:
                     continue  # not counted yet
+                dated = with_date(summary, snap.started.get(row.id))
+                if dated is not summary:
+                    with self.lock:  # kept with its date: the next view needs no copy
+                        self.summaries[row.id] = (row.key, dated)
             else:
-                known = playing.get(record.id)
-                summary = known.summary if known is not None else self.unreadable(record, ValueError("no state"))
-            games.append(with_date(summary, snap.started.get(record.id)))
-        self.uncounted = sum(1 for record in snap.games if record.id in keys) - sum(1 for g in games if g.finished)
+                known = playing.get(row.id)
+                if known is not None:
+                    dated = with_date(known.summary, snap.started.get(row.id))
+                elif (record := row.record()) is not None:
+                    dated = self.unreadable(record, ValueError("its state cannot be rebuilt"))
+                else:
+                    continue
+            games.append(dated)
+        self.uncounted = sum(1 for summary in kept.values() if summary is None)
         return games[::-1], snap.values
 
     def kept(self, game: int, key: str) -> GameSummary | None:
@@ -494,17 +559,16 @@ class JournalView:
         from box.timer import ShotTimer
 
         data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
+        record, known = None, None
         with self.reading() as db:
-            snap = self.snapshot(db)
-            unfinished = [g for g in snap.games if not g.finished and g.name in GAMES]
-            known = None
-            if unfinished and db is not None:
-                record = unfinished[-1]
+            snap = self.snapshot(db, unfinished=True)
+            rows = [row for row in snap.rows if row.name in GAMES]
+            if rows and db is not None and (record := rows[-1].record()) is not None:
                 try:
-                    known = self.rebuild(db, record, snap.last.get(record.id))
+                    known = self.rebuild(db, record, rows[-1].last)
                 except Exception as problem:
                     log.warning("cannot rebuild game %d: %s", record.id, problem)
-        if known is not None:
+        if record is not None and known is not None:
             data.update(game=record.name, players=list(record.players), options=dict(record.options), actions=known.count)
             data.update(known.dump)
         data["dice"] = {"last": snap.values.get("dice")}
