@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import shutil
 import socket
@@ -150,10 +149,10 @@ def start_web(state_dir: Path, runtime: Path, port: int) -> subprocess.Popen[byt
 
 
 def summarised(state_dir: Path) -> int:
-    """How many games the page's read model (web-history.json) holds."""
+    """How many games the page's read model (web-history.json, one game a line) holds."""
     try:
-        return len(json.loads((state_dir / "web-history.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError):
+        return (state_dir / "web-history.json").read_bytes().count(b"\n")
+    except OSError:
         return 0
 
 

@@ -590,3 +590,22 @@ def test_history_missing_its_read_model_counts_for_a_while_then_in_the_backgroun
     assert not view.counting()
     assert view.history()[0] == complete and view.uncounted == 0
     assert JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).history()[0] == complete  # kept
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [b'{"1": {"key": "old", "summary": {}}}' + b" " * 70_000 + b"\n", b'{"id": 1, "key": "k"}\n', b"\xff\xfe\n"],
+)
+def test_a_cache_file_the_page_cannot_take_is_counted_again(kept: bytes, state_dir: Path, caplog) -> None:
+    """An older page's one-object file, a line that is no summary, bytes that are no text: counted again, logged."""
+    from box.web.journal_view import HISTORY_FILE, JournalView
+
+    complete, _ = JournalView(state_dir / "journal.db").history()
+    (state_dir / HISTORY_FILE).write_bytes(kept)
+    with caplog.at_level(logging.WARNING):
+        view = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE)
+    assert view.summaries == {} and "counted again" in caplog.text
+    assert view.history()[0] == complete
+    assert JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).summaries.keys() == {
+        g.id for g in complete if g.finished
+    }

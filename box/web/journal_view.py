@@ -9,7 +9,8 @@ The history is a read model kept as games are played, never a replay of whole
 games per view. Finished games never change: each one's summary (the box's line
 in `history.jsonl` while the journal agrees with it, else a replay through the
 game's own rules, `box.session.fold`, and the figures its rules declare) is made
-once and kept by id, in memory and in `web-history.json` in the state directory,
+once and kept by id, in memory and in `web-history.json` in the state directory
+(JSON lines: one game a line, read a line at a time),
 so a page that restarts imports no game's rules until a new game is finished. A
 summary is used again only while its game's row and its newest action in force
 are as they were. When summaries are missing (an upgrade, a lost cache file) a
@@ -33,9 +34,9 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from box.history import Played
 from box.history import read as read_played
 from box.journal import GameRecord
 from box.journal.checkpoints import NEWEST, row_problem, unframe
+from box.journal.schema import CACHE_KIB
 from box.roster import STARTED
 from box.session import StateCodec, decode, fold
 
@@ -75,11 +77,32 @@ class Shared:
         self.values: dict[Any, Any] = {}
 
     def __call__(self, value: Any) -> Any:
-        return self.values.setdefault(value, value)
+        try:
+            return self.values.setdefault(value, value)
+        except TypeError:  # a value that cannot be a key is kept as it is
+            return value
 
-    def mapping(self, data: dict[str, Any]) -> dict[str, Any]:
-        """An equal mapping held once (the summaries never change theirs)."""
-        return self.values.setdefault(("mapping", *sorted(data.items())), {self(k): self(v) for k, v in data.items()})
+    def mapping(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """An equal mapping held once (the summaries never change theirs); one with a value that cannot
+        be a key (a list) is copied instead."""
+        try:
+            key = ("mapping", *sorted(data.items()))
+            hash(key)
+        except TypeError:
+            return dict(data)
+        return self.values.setdefault(key, {self(k): self(v) for k, v in data.items()})
+
+    def summary(self, summary: GameSummary) -> GameSummary:
+        """An equal summary whose names, options and figures are held once."""
+        return replace(
+            summary,
+            name=self(summary.name),
+            players=self(tuple(map(self, summary.players))),
+            options=self.mapping(summary.options),
+            winners=self(tuple(map(self, summary.winners))),
+            figures={self(player): self.mapping(row) for player, row in summary.figures.items()},
+            declared=self(summary.declared),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,18 +130,13 @@ class GameSummary:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], share: Shared | None = None) -> GameSummary:
-        """A summary as `to_json` wrote it; with `share`, its names, options and figures held once."""
-        share = share or Shared()
+    def from_json(cls, data: dict[str, Any]) -> GameSummary:
         return cls(
             **{
                 **data,
-                "name": share(data["name"]),
-                "players": share(tuple(map(share, data["players"]))),
-                "options": share.mapping(data["options"]),
-                "winners": share(tuple(map(share, data["winners"]))),
-                "figures": {share(player): share.mapping(row) for player, row in data["figures"].items()},
-                "declared": share(tuple(Figure(**figure) for figure in data["declared"])),
+                "players": tuple(data["players"]),
+                "winners": tuple(data["winners"]),
+                "declared": tuple(Figure(**figure) for figure in data["declared"]),
             }
         )
 
@@ -201,6 +219,7 @@ IN_FORCE = "SELECT 1 FROM actions WHERE seq = ? AND undone = 0"
 FIRST_VIEW_BUDGET = 2.0
 """Seconds a view spends summarising games it has not seen (after an upgrade, a lost cache): the
 rest is counted by a worker thread while the page shows the games already counted."""
+MAX_KEPT_LINE = 64 * 1024  # one game's summary in the cache file is a few hundred bytes
 KEEP_EVERY = 100  # summaries counted between writes of the cache file while the worker counts
 
 
@@ -241,16 +260,9 @@ class JournalView:
         self.worker: threading.Thread | None = None
         self.lock = threading.Lock()  # the summaries, between the views and the worker
         self.counter = threading.Lock()  # held by the view that counts
-        if cache is not None and cache.exists():
-            try:
-                data = json.loads(cache.read_text(encoding="utf-8"))
-                share = Shared()
-                self.summaries = {
-                    int(k): (v["key"], GameSummary.from_json(v["summary"], share)) for k, v in data.items()
-                }
-                del data
-            except (OSError, ValueError, KeyError, TypeError) as problem:
-                log.warning("history cache %s not used: %s", cache, problem)
+        self.share = Shared()  # what the kept summaries have in common, held once
+        if cache is not None:
+            self.summaries = read_kept(cache, self.share)
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection | None]:
@@ -262,6 +274,7 @@ class JournalView:
         try:
             with closing(sqlite3.connect(uri, uri=True, timeout=0.5, isolation_level=None)) as db:
                 db.execute("PRAGMA query_only=1")
+                db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # the box's own bound: a history read streams pages
                 db.execute("BEGIN")
                 try:
                     yield db
@@ -458,7 +471,7 @@ class JournalView:
                     return []
                 summary = self.count_one(db, record, played.get(record.id))
             with self.lock:
-                self.summaries[record.id] = (key, summary)
+                self.summaries[record.id] = (key, self.share.summary(summary))
             wanted = wanted[1:]
             done += 1
             if done % KEEP_EVERY == 0:
@@ -548,9 +561,10 @@ class JournalView:
         from box.roster import write_atomically
 
         with self.lock:
-            data = {str(k): {"key": key, "summary": s.to_json()} for k, (key, s) in self.summaries.items()}
+            kept = sorted(self.summaries.items())
+        lines = (json.dumps({"id": k, "key": key, "summary": s.to_json()}, separators=(",", ":")) for k, (key, s) in kept)
         try:
-            write_atomically(self.cache, json.dumps(data, separators=(",", ":")))
+            write_atomically(self.cache, "".join(line + "\n" for line in lines))
         except OSError as problem:
             log.warning("history cache not written: %s", problem)
 
@@ -579,6 +593,26 @@ class JournalView:
         return data
 
 
+def read_kept(path: Path, share: Shared) -> dict[int, tuple[str, GameSummary]]:
+    """The summaries kept in the cache file, one game a line, read a line at a time (a line over
+    MAX_KEPT_LINE, as an older page's one-object file has, or a line that is not a summary: the
+    file is not used and its games are counted again)."""
+    kept: dict[int, tuple[str, GameSummary]] = {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            while line := handle.readline(MAX_KEPT_LINE + 1):
+                if len(line) > MAX_KEPT_LINE:
+                    raise ValueError(f"a line over {MAX_KEPT_LINE} characters")
+                data = json.loads(line)
+                kept[int(data["id"])] = (str(data["key"]), share.summary(GameSummary.from_json(data["summary"])))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError) as problem:
+        log.warning("history cache %s not used (its games are counted again): %s", path.name, problem)
+        return {}
+    return kept
+
+
 def from_played(record: GameRecord, played: Played) -> GameSummary:
     """A finished game's summary from the box's history line (box/history.py)."""
     declared = tuple(Figure(row["key"], row["label"], row["adds"]) for row in played.declared)  # type: ignore[arg-type]
@@ -600,8 +634,6 @@ def from_played(record: GameRecord, played: Played) -> GameSummary:
 def with_date(summary: GameSummary, started: str | None) -> GameSummary:
     if started is None or summary.started == started:
         return summary
-    from dataclasses import replace
-
     return replace(summary, started=started)
 
 
