@@ -130,6 +130,24 @@ def cached_journal(games: int) -> Path:
     return path
 
 
+def with_read_model(games: int) -> Path:
+    """A state directory of the bench journal with the page's read model complete (web-history.json),
+    as a page that has run leaves it: built when missing, kept beside the journal."""
+    journal = cached_journal(games)
+    state_dir = journal.with_suffix(".state")
+    if not (state_dir / "web-history.json").exists():
+        from box.web.journal_view import HISTORY_FILE, JournalView
+
+        state_dir.mkdir(exist_ok=True)
+        shutil.copyfile(journal, state_dir / "journal.db")
+        view = JournalView(state_dir / "journal.db", cache=state_dir / "building")
+        view.history()
+        if view.worker is not None:
+            view.worker.join()
+        (state_dir / "building").replace(state_dir / HISTORY_FILE)
+    return state_dir
+
+
 def start_web(state_dir: Path, runtime: Path, port: int) -> subprocess.Popen[bytes]:
     """`gravebox web` in its own process, as bench/web_cost.py starts it; returns once it listens
     (not once a page answers: the first page is what is measured)."""
