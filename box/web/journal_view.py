@@ -396,6 +396,7 @@ class JournalView:
         except sqlite3.Error as error:  # no table (an older box's journal), or a damaged one
             row, problem = None, str(error)
         if problem is None and row is None:
+            log.debug("game %d has no checkpoint yet: replayed from its first action", record.id)
             return None
         if problem is None:
             seq, count, version, stored = row
