@@ -20,11 +20,15 @@ Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
   the undo that replays the most (63 actions after a checkpoint), and ``undo_checkpoint``: the one
   that crosses a checkpoint (loads the one before and replays from it), counted once;
 - ``idle_second``: a second of the box with nothing happening;
+- ``history_page``: the phone page's ``/history`` (``gravebox web``'s app, asked in process) over
+  1,000 finished games and a 40,000-action game in play (``bench/history_scale.py``'s journal),
+  its read model built, the page asked once before the count (imports, templates);
 - ``ready_fresh``, ``ready_long_game``: ``python`` started to the first frame of a box put
   together as ``gravebox run --fake`` does (``bench/startup_phases.py``), new journal or the long game.
 
 Needs Debian's ``valgrind`` (``apt-get install -y valgrind``); without it the bench says so and
-skips. Run from the repository root: ``python bench/instructions.py [--quick]`` (about 3 minutes).
+skips. Run from the repository root: ``python bench/instructions.py [--quick]`` (about 6 minutes, half
+of it the history page).
 """
 
 from __future__ import annotations
@@ -46,9 +50,10 @@ IPC = (0.6, 0.8)  # CPython's instructions per cycle on a Cortex-A53 (assumed)
 CLOCK_GHZ = 1.0  # the Zero 2 W's cores
 # Goals on a Zero 2 W, in ms (idle: % of a core). The bus time is added for the inputs.
 GOALS = {"press": 30.0, "tap": 30.0, "undo": 20.0, "undo_checkpoint": 20.0, "ready_fresh": 1500.0,
-         "ready_long_game": 1500.0, "idle_second": 1.0}
+         "ready_long_game": 1500.0, "idle_second": 1.0, "history_page": 1000.0}
 BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0}  # the frame's bytes at 400 kHz (bench/input_latency.py): cursor ~400, a new screen ~930
-REPEATS = {"press": 40, "tap": 20, "undo": 40, "undo_checkpoint": 1, "idle_second": 20}
+REPEATS = {"press": 40, "tap": 20, "undo": 40, "undo_checkpoint": 1, "idle_second": 20, "history_page": 1}
+HISTORY_GAMES = 1000  # finished games in the history page's journal
 IMMUNITY_CARD = "dd177"
 CHECKPOINT_EVERY = 64  # box/session.py's K: 64 undos cross one checkpoint
 
@@ -112,6 +117,19 @@ def child(scenario: str, repeats: int) -> None:
             world = _world(scratch)
             for _ in range(repeats):
                 world.advance(1.0)
+        elif scenario == "history_page":
+            from history_scale import with_read_model
+            from starlette.testclient import TestClient
+
+            from box.web.app import WebSettings, create_app
+
+            state = scratch / "state"
+            shutil.copytree(with_read_model(HISTORY_GAMES), state)  # built by the parent, outside the counts
+            app = create_app(WebSettings(state_dir=state, control=scratch / "none.sock", hosts=("testserver",)))
+            client = TestClient(app, base_url="http://testserver")  # no lifespan: no link to a box trying to connect
+            assert client.get("/history").status_code == 200
+            for _ in range(repeats):
+                client.get("/history")
         else:
             raise SystemExit(f"unknown scenario {scenario!r}")
 
@@ -168,9 +186,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     if valgrind() is None:
         return emit("instructions", {"skipped": "valgrind is not installed (apt-get install -y valgrind)", "conversion": conversion})
+    from history_scale import with_read_model
     from journals import journal
 
     journal("long-game")  # built once, outside the counts
+    with_read_model(HISTORY_GAMES)
     python = [sys.executable]
     me = str(BENCH / "instructions.py")
     figures: dict[str, Any] = {}

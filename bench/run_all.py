@@ -1,6 +1,6 @@
 """Run every benchmark, each in a fresh process, and print one JSON object per benchmark (one per line).
 
-    python bench/run_all.py             # the full run: about 8 minutes here (60 s of it idle)
+    python bench/run_all.py             # the full run: about 15 minutes here (60 s of it idle)
     python bench/run_all.py --summary   # the same, printing only the summary object below
     python bench/run_all.py --quick     # fewer events and a 10 s idle, for a quick look
     python bench/run_all.py --only idle,memory --out figures.jsonl
@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "memory": ("memory.py", ["--inputs", "50000"], ["--inputs", "5000", "--every", "1000"]),
     "display_traffic": ("display_traffic.py", ["--inputs", "1000"], ["--inputs", "300"]),
     "instructions": ("instructions.py", [], ["--quick"]),
+    "history_scale": ("history_scale.py", ["--rounds", "20"], ["--rounds", "5"]),
 }
 
 
@@ -182,6 +183,7 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "ready_fresh": zero2w("ready_fresh"),
             "ready_after_long_game": zero2w("ready_long_game"),
             "idle_second": zero2w("idle_second", "% of a core"),
+            "history_page_1000_games": zero2w("history_page"),
         },
         "rss_mb_50k": figure(
             get("memory", "peak_rss_mb"),
@@ -192,6 +194,26 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             floor_is="the libraries imported, nothing else",
         ),
         "card_detect_worst_ms": figure(get("nfc_detect", "detect_ms", "worst"), DETECT_TARGET_MS, None),
+        "history_page_p95_ms": figure(
+            get("history_scale", "page_p95_ms", "now"),
+            get("history_scale", "page_p95_ms", "goal") or 300.0,
+            get("history_scale", "page_p95_ms", "floor"),
+            games=get("history_scale", "finished_games"),
+            actions_in_play=get("history_scale", "actions_in_play"),
+            floor_is="the cheapest page (/pair: no journal read)",
+        ),
+        "history_first_view_after_upgrade_s": figure(
+            get("history_scale", "first_view_after_upgrade_s", "now"),
+            get("history_scale", "first_view_after_upgrade_s", "goal") or 3.0,
+            None,
+            read_model_built_s=get("history_scale", "after_upgrade", "read_model_built_s"),
+        ),
+        "web_rss_peak_mb": figure(
+            get("history_scale", "web_rss_peak_mb", "now"),
+            get("history_scale", "web_rss_peak_mb", "goal") or 45.0,
+            get("history_scale", "web_rss_peak_mb", "floor"),
+            floor_is="gravebox web started, no page asked",
+        ),
     }
 
 

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import html
+import logging
 import queue
 import re
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from box.control import ControlCommand, ControlServer
+from box.games import GAMES, rules_for
 from box.roster import ROSTER_FILE, load_roster
 from box.sim.script import run_script
 from box.tags import TAGS_FILE, TagMap
@@ -360,8 +366,7 @@ def test_finished_games_are_replayed_once_and_remembered_on_disk(state_dir: Path
     monkeypatch.setattr(JournalView, "replay", counting)
     again = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE)  # a restarted page
     assert again.history()[0] == games
-    unfinished = [g.id for g in games if not g.finished]
-    assert replayed == unfinished  # only the game still open was replayed
+    assert replayed == []  # the finished games were kept; the game still open is rebuilt, not replayed
     journal = Journal(state_dir / "journal.db")  # the finished game changes (an undo in a journal...)
     finished = next(g for g in games if g.finished)
     journal.db.execute(
@@ -393,7 +398,8 @@ def test_a_game_the_box_kept_in_its_history_is_never_replayed(state_dir: Path, m
     games, _ = view.history()
     told = next(g for g in games if g.id == kept.number)
     assert kept.number not in replayed and told.finished and told.winners == ("Bob",)
-    assert replayed == [other.number]  # the game still open (over, but not closed) is read from the journal
+    assert other.number not in replayed  # the game still open (over, but not closed) is rebuilt from its checkpoint
+    assert replayed == []
     assert told.figures == {player: dict(row) for player, row in kept.figures.items()}
     assert [figure.key for figure in told.declared] == ["celebrities", "busts"]
 
@@ -428,3 +434,178 @@ def test_the_box_page_says_what_the_box_set_aside_at_start(rig: Rig) -> None:
     rig.until_online()
     page = text(rig.client.get("/box"))
     assert "Set aside at start" in page and aside in page
+
+
+# ----- the journal view's read model: the game in play from its checkpoint, the history counted once
+
+
+def box_session(state: Path, game: str = "deck-of-death", every: int = 4) -> Any:
+    """A game started in a journal on disk as the box starts one, checkpointed every `every` actions."""
+    from box.journal import Journal
+    from box.session import GameSession
+
+    rules = rules_for(game)
+    journal = Journal(state / "journal.db")
+    values = {option.key: option.parse(option.default) for option in rules.options}
+    journal.start_game(game, [f"P{n}" for n in range(1, max(rules.min_players, 3) + 1)], values, None)
+    journal.db.execute("PRAGMA synchronous=OFF")  # a test's journal needs no fsync per action
+    record = journal.unfinished_game()
+    assert record is not None
+    return GameSession(rules, rules.load_deck(None), record, journal, checkpoint_every=every)
+
+
+def play(session: Any, actions: int, pick: int = 0) -> None:
+    """Apply `actions` actions the game accepts: of those that apply, the `pick`-th (modulo), so runs differ."""
+    from box.games.base import BUTTONS, READERS, Press, Roll, Step, Tap
+
+    candidates: list[Any] = [Roll((3, 4)), Roll((6, 6)), *(Press(b) for b in BUTTONS if b != "roll")]
+    candidates += [Tap(READERS[n % 3], card) for n, card in enumerate(list(session.deck.cards)[:40])]
+    for step in range(actions):
+        fits = [a for a in candidates if isinstance(session.rules.apply(session.state, a), Step)]
+        assert fits, "no action applies"
+        session.apply(fits[(pick + step) % len(fits)])
+
+
+def full_replay_dump(session: Any) -> dict[str, Any]:
+    from box.session import full_replay
+
+    return session.rules.dump(full_replay(session.rules, session.deck, session.record, session.journal))
+
+
+@pytest.fixture
+def decoded_actions(monkeypatch) -> list[int]:
+    """How many journal actions the view decodes (a replay decodes every one)."""
+    import box.web.journal_view as journal_view
+
+    seen: list[int] = []
+    decode = journal_view.decode
+
+    def counting(data: dict[str, Any]) -> Any:
+        seen.append(1)
+        return decode(data)
+
+    monkeypatch.setattr(journal_view, "decode", counting)
+    return seen
+
+
+def test_a_game_in_play_is_read_from_its_newest_checkpoint(tmp_path: Path, decoded_actions: list[int]) -> None:
+    from box.web.journal_view import JournalView
+
+    session = box_session(tmp_path, every=4)
+    play(session, 10)
+    view = JournalView(tmp_path / "journal.db")
+    current = view.current()
+    assert len(decoded_actions) == 2  # the checkpoint after action 8, then actions 9 and 10
+    assert {key: current[key] for key in session.dump()} == session.dump() == full_replay_dump(session)
+    assert current["actions"] == 10
+    decoded_actions.clear()
+    assert view.current() == current and decoded_actions == []  # nothing new: nothing folded
+    play(session, 1)
+    assert view.current()["actions"] == 11 and len(decoded_actions) == 1  # only the new action
+    session.undo()
+    session.undo()  # back across nothing kept in the view: from the checkpoint again
+    decoded_actions.clear()
+    again = view.current()
+    assert again["actions"] == 9 and len(decoded_actions) == 1
+    assert {key: again[key] for key in session.dump()} == session.dump() == full_replay_dump(session)
+    games, _ = view.history()
+    assert games[0].actions == 9 and games[0].figures == session.rules.figures_of(session.state)
+    session.journal.close()
+
+
+@pytest.mark.parametrize("damage", ["version", "state", "table"])
+def test_a_checkpoint_the_page_cannot_use_costs_a_replay_not_the_game(
+    damage: str, tmp_path: Path, caplog, decoded_actions: list[int]
+) -> None:
+    from box.web.journal_view import JournalView
+
+    session = box_session(tmp_path, every=4)
+    play(session, 9)
+    if damage == "table":  # an older box's journal: no checkpoints table at all
+        session.journal.db.execute("DROP TABLE checkpoints")
+    else:
+        column, value = ("version", "0/old/x") if damage == "version" else ("state", b"\xffGB1\x00\x00\x00\x00flipped")
+        session.journal.db.execute(f"UPDATE checkpoints SET {column} = ?", (value,))
+    with caplog.at_level(logging.WARNING):
+        current = JournalView(tmp_path / "journal.db").current()
+    assert len(decoded_actions) == 9  # every action, from the first
+    assert {key: current[key] for key in session.dump()} == full_replay_dump(session)
+    assert "replayed from its first action" in caplog.text
+    session.journal.close()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    game=st.sampled_from(sorted(GAMES)),
+    every=st.integers(2, 7),
+    moves=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3), st.integers(0, 50)), min_size=1, max_size=6),
+)
+def test_the_game_in_play_as_the_page_reads_it_is_the_full_replay(game: str, every: int, moves: list[Any]) -> None:
+    """Random games: plays, undos and views in any order; each view equals the box's own state."""
+    import tempfile
+
+    from box.web.journal_view import JournalView
+
+    with tempfile.TemporaryDirectory() as name:
+        session = box_session(Path(name), game, every)
+        view = JournalView(Path(name) / "journal.db")
+        for actions, undos, pick in moves:
+            play(session, actions, pick)
+            for _ in range(undos):
+                session.undo()
+            current = view.current()
+            assert {key: current[key] for key in session.dump()} == session.dump() == full_replay_dump(session)
+            assert current["actions"] == session.count
+        session.journal.close()
+
+
+def test_history_missing_its_read_model_counts_for_a_while_then_in_the_background(
+    state_dir: Path, monkeypatch
+) -> None:
+    """After an upgrade (no summaries kept, no box lines) a view counts within its budget; a worker does the rest."""
+    import box.web.journal_view as journal_view
+    from box.web.journal_view import HISTORY_FILE, JournalView
+
+    complete, _ = JournalView(state_dir / "journal.db").history()
+    finished = [g for g in complete if g.finished]
+    assert finished
+    ticks = iter(range(0, 1000, 10))  # every look at the clock: 10 s later
+    release = threading.Event()
+    count_one = JournalView.count_one
+
+    def slow(self, db, record, played):
+        if threading.current_thread().name == "history-count":
+            release.wait(5)  # the worker waits until the view has answered
+        return count_one(self, db, record, played)
+
+    monkeypatch.setattr(JournalView, "count_one", slow)
+    view = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE, clock=lambda: next(ticks))
+    assert journal_view.FIRST_VIEW_BUDGET < 10
+    first, _ = view.history()
+    assert [g.id for g in first if g.finished] == [] and view.uncounted == len(finished)
+    assert view.counting()
+    release.set()
+    assert view.worker is not None
+    view.worker.join(5)
+    assert not view.counting()
+    assert view.history()[0] == complete and view.uncounted == 0
+    assert JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).history()[0] == complete  # kept
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [b'{"1": {"key": "old", "summary": {}}}' + b" " * 70_000 + b"\n", b'{"id": 1, "key": "k"}\n', b"\xff\xfe\n"],
+)
+def test_a_cache_file_the_page_cannot_take_is_counted_again(kept: bytes, state_dir: Path, caplog) -> None:
+    """An older page's one-object file, a line that is no summary, bytes that are no text: counted again, logged."""
+    from box.web.journal_view import HISTORY_FILE, JournalView
+
+    complete, _ = JournalView(state_dir / "journal.db").history()
+    (state_dir / HISTORY_FILE).write_bytes(kept)
+    with caplog.at_level(logging.WARNING):
+        view = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE)
+    assert view.summaries == {} and "counted again" in caplog.text
+    assert view.history()[0] == complete
+    assert JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).summaries.keys() == {
+        g.id for g in complete if g.finished
+    }

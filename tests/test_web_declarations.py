@@ -235,10 +235,11 @@ def test_the_declared_figures_are_the_ones_the_page_gave(game: str, script: str,
     world.parts.close()
     world.box.journal.close()
     view = JournalView(tmp_path / "journal.db", (SCENARIOS / game / "decks",))
-    snap = view.snapshot("new")
-    assert snap.games
-    for record in snap.games:
-        actions = snap.actions[record.id]
+    records = view.records()
+    assert records
+    journal = Journal(tmp_path / "journal.db")
+    for record in records:
+        actions = journal.actions(record.id)
         _, summary = view.replay(record, actions)
         assert summary.figures == figures_as_before(view, record, actions)
         assert [figure.key for figure in summary.declared] == list(summary.figures[record.players[0]])

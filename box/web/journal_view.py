@@ -5,11 +5,24 @@ The box is the journal's one writer. The page opens the file with
 transaction and closes the connection at once, so it never holds a read
 transaction that would stop the box's WAL checkpoints.
 
-Finished games never change: their summaries (a replay through the game's own
-rules, `box.session.fold`, and the figures its rules declare) are kept by id, in memory and in `web-history.json` in the state directory,
-so each game is replayed once, and a page that restarts imports no game's rules
-until a new game is finished. A summary is used again only while its game's row
-and its actions (count and last sequence number) are as they were.
+The history is a read model kept as games are played, never a replay of whole
+games per view. Finished games never change: each one's summary (the box's line
+in `history.jsonl` while the journal agrees with it, else a replay through the
+game's own rules, `box.session.fold`, and the figures its rules declare) is made
+once and kept by id, in memory and in `web-history.json` in the state directory
+(JSON lines: one game a line, read a line at a time),
+so a page that restarts imports no game's rules until a new game is finished. A
+summary is used again only while its game's row and its newest action in force
+are as they were. When summaries are missing (an upgrade, a lost cache file) a
+view counts for at most FIRST_VIEW_BUDGET seconds and a worker thread counts the
+rest, one game's actions streamed at a time, so memory stays bounded.
+
+A game in play is rebuilt from its newest checkpoint (the box saves one every
+few dozen actions, box/session.py) and the actions after it, and kept in memory
+by its newest action in force: a view of an unchanged game costs one small
+query, a view after a new action folds only that action. A checkpoint the page
+cannot use (damaged, absent, other code's) costs a replay from the first action,
+logged, never a wrong state.
 """
 
 from __future__ import annotations
@@ -19,35 +32,80 @@ import json
 import logging
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from box.cards import BUILTIN_DIR, Deck
 from box.errors import DeckError
 from box.games import CARD_NAMES, GAMES, rules_for
-from box.games.base import Figure, Figures
+from box.games.base import Figure, Figures, Setup, Step
 from box.history import Played
 from box.history import read as read_played
 from box.journal import GameRecord
+from box.journal.checkpoints import NEWEST, row_problem, unframe
+from box.journal.schema import CACHE_KIB
 from box.roster import STARTED
-from box.session import fold
+from box.session import StateCodec, decode, fold
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.db"
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # a seat nobody named
 HISTORY_FILE = "web-history.json"
-SUMMARY_FORMAT = 2  # a summary kept in HISTORY_FILE by other code is made again
+SUMMARY_FORMAT = 3  # a summary kept in HISTORY_FILE by other code is made again
 
 
 class JournalBusy(Exception):
     """The journal cannot be read now (another program holds it locked)."""
 
 
-@dataclass(frozen=True)
+class Shared:
+    """Equal values read from the cache file, held once: a thousand games name the same players,
+    options and figures, so the kept summaries cost a fraction of their text.
+
+    >>> share = Shared()
+    >>> share("Ann" + "a") is share("Anna"), share.mapping({"k": "v"}) is share.mapping({"k": "v"})
+    (True, True)
+    """
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+
+    def __call__(self, value: Any) -> Any:
+        try:
+            return self.values.setdefault(value, value)
+        except TypeError:  # a value that cannot be a key is kept as it is
+            return value
+
+    def mapping(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """An equal mapping held once (the summaries never change theirs); one with a value that cannot
+        be a key (a list) is copied instead."""
+        try:
+            key = ("mapping", *sorted(data.items()))
+            hash(key)
+        except TypeError:
+            return dict(data)
+        return self.values.setdefault(key, {self(k): self(v) for k, v in data.items()})
+
+    def summary(self, summary: GameSummary) -> GameSummary:
+        """An equal summary whose names, options and figures are held once."""
+        return replace(
+            summary,
+            name=self(summary.name),
+            players=self(tuple(map(self, summary.players))),
+            options=self.mapping(summary.options),
+            winners=self(tuple(map(self, summary.winners))),
+            figures={self(player): self.mapping(row) for player, row in summary.figures.items()},
+            declared=self(summary.declared),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """A game as the history shows it: who played, how it ended, each player's figures."""
 
@@ -65,7 +123,7 @@ class GameSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            **self.__dict__,
+            **{item.name: getattr(self, item.name) for item in fields(self)},
             "players": list(self.players),
             "winners": list(self.winners),
             "declared": [figure.__dict__ for figure in self.declared],
@@ -102,22 +160,90 @@ class CardList:
         return self.names
 
 
+@dataclass(frozen=True)
+class GameRow:
+    """A game's row as the journal holds it (players and options still JSON text: a finished game
+    whose summary is kept is never decoded), with its newest action in force."""
+
+    id: int
+    name: str
+    players: str
+    options: str
+    decks: str | None
+    finished: bool
+    last: int | None
+
+    @property
+    def key(self) -> str:
+        """What a finished game's kept summary must match: its row and its newest action in force."""
+        return "\x1f".join((str(SUMMARY_FORMAT), self.name, self.players, self.options, str(self.decks), str(self.last)))
+
+    def record(self) -> GameRecord | None:
+        """The game as the rules start it; None (logged) when its row cannot be read."""
+        try:
+            return GameRecord(self.id, self.name, json.loads(self.players), json.loads(self.options), self.decks, self.finished)
+        except (json.JSONDecodeError, TypeError):
+            log.warning("game %s has an unreadable row; not shown", self.id)
+            return None
+
+
 @dataclass
 class Snapshot:
-    """What one read transaction saw."""
+    """What one read transaction saw: the games' rows, when they started, the box's values."""
 
-    games: list[GameRecord]
+    rows: list[GameRow]
     started: dict[int, str]
     values: dict[str, Any]
-    actions: dict[int, list[tuple[int, dict[str, Any]]]]
-    keys: dict[int, str] = field(default_factory=dict)  # game -> what its summary must match
+
+
+@dataclass(frozen=True)
+class InPlay:
+    """A game in play as the page last rebuilt it: its state after action `seq`, the `count`-th in force."""
+
+    game: int
+    seq: int
+    count: int
+    state: Any
+    summary: GameSummary
+    dump: dict[str, Any]
+
+
+GAMES_QUERY = (
+    "SELECT id, name, players, options, decks, finished, {started},"
+    " (SELECT seq FROM actions WHERE game = games.id AND undone = 0 ORDER BY seq DESC LIMIT 1)"
+    " FROM games {which} ORDER BY id"
+)  # a game's newest action in force: a step down the (game, seq) index, not a scan of its actions
+ACTIONS_AFTER = "SELECT seq, action FROM actions WHERE game = ? AND seq > ? AND undone = 0 ORDER BY seq"
+COUNT_IN_FORCE = "SELECT COUNT(*) FROM actions WHERE game = ? AND undone = 0"
+IN_FORCE = "SELECT 1 FROM actions WHERE seq = ? AND undone = 0"
+FIRST_VIEW_BUDGET = 2.0
+"""Seconds a view spends summarising games it has not seen (after an upgrade, a lost cache): the
+rest is counted by a worker thread while the page shows the games already counted."""
+MAX_KEPT_LINE = 64 * 1024  # one game's summary in the cache file is a few hundred bytes
+KEEP_EVERY = 100  # summaries counted between writes of the cache file while the worker counts
+
+
+def decoded(rows: Iterable[tuple[int, str]]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Journal rows `(seq, action text)` as `(seq, action)`, one at a time (a cursor streams them)."""
+    for seq, text in rows:
+        yield seq, json.loads(text)
 
 
 class JournalView:
-    """Read the box's journal without ever writing to it or holding it open."""
+    """Read the box's journal without ever writing to it or holding it open.
+
+    The history is a read model: each finished game's summary, made once (from the box's history
+    line, else a replay) and kept in `web-history.json`; the game in play is rebuilt from its
+    newest checkpoint and kept in memory until the journal has a new action for it.
+    """
 
     def __init__(
-        self, path: Path, decks_dirs: tuple[Path, ...] = (), cache: Path | None = None, played: Path | None = None
+        self,
+        path: Path,
+        decks_dirs: tuple[Path, ...] = (),
+        cache: Path | None = None,
+        played: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ):
         """`cache`: the page's own summaries (web-history.json); `played`: the box's history of finished
         games (box/history.py), whose lines need no replay while the journal agrees with them."""
@@ -125,15 +251,18 @@ class JournalView:
         self.played = played
         self.decks_dirs = decks_dirs  # where uploaded or configured decks live, first match wins
         self.cache = cache
+        self.clock = clock
         self.summaries: dict[int, tuple[str, GameSummary]] = {}  # game -> (its key, its summary)
+        self.in_play: dict[int, InPlay] = {}  # the unfinished games, as last rebuilt
         self.decks: dict[tuple[str, str | None], Deck] = {}
         self.lists: dict[str, CardList] = {}
-        if cache is not None and cache.exists():
-            try:
-                data = json.loads(cache.read_text(encoding="utf-8"))
-                self.summaries = {int(k): (v["key"], GameSummary.from_json(v["summary"])) for k, v in data.items()}
-            except (OSError, ValueError, KeyError, TypeError) as problem:
-                log.warning("history cache %s not used: %s", cache, problem)
+        self.uncounted = 0  # finished games not summarised yet (the worker is counting them)
+        self.worker: threading.Thread | None = None
+        self.lock = threading.Lock()  # the summaries, between the views and the worker
+        self.counter = threading.Lock()  # held by the view that counts
+        self.share = Shared()  # what the kept summaries have in common, held once
+        if cache is not None:
+            self.summaries = read_kept(cache, self.share)
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection | None]:
@@ -145,6 +274,7 @@ class JournalView:
         try:
             with closing(sqlite3.connect(uri, uri=True, timeout=0.5, isolation_level=None)) as db:
                 db.execute("PRAGMA query_only=1")
+                db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # the box's own bound: a history read streams pages
                 db.execute("BEGIN")
                 try:
                     yield db
@@ -155,66 +285,36 @@ class JournalView:
                 raise JournalBusy(str(problem)) from None
             raise
 
-    def snapshot(self, with_actions: str = "unfinished", known: Mapping[int, Played] | None = None) -> Snapshot:
-        """Games, box values and the actions of the unfinished game ("unfinished") or every game not
-        yet summarised ("new"; a finished game `known` to the box's history with as many actions needs
-        none), read in one transaction."""
+    def snapshot(self, db: sqlite3.Connection | None, unfinished: bool = False) -> Snapshot:
+        """The games (only the unfinished ones with `unfinished`), when each started and the box's values."""
+        if db is None:
+            return Snapshot([], {}, {})
+        columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+        query = GAMES_QUERY.format(
+            started="started" if "started" in columns else "NULL", which="WHERE finished = 0" if unfinished else ""
+        )
+        rows, started = [], {}
+        for row in db.execute(query):
+            if not (isinstance(row[1], str) and isinstance(row[2], str) and isinstance(row[3], str)):
+                log.warning("game %s has an unreadable row; not shown", row[0])
+                continue
+            rows.append(GameRow(row[0], row[1], row[2], row[3], row[4], bool(row[5]), row[7]))
+            if row[6] is not None:
+                started[row[0]] = str(row[6])
+        values = {}
+        for key, value in db.execute("SELECT key, value FROM box"):
+            try:
+                values[key] = json.loads(value)
+            except json.JSONDecodeError:
+                continue
+            if key.startswith(STARTED) and key[len(STARTED) :].isdigit():
+                started.setdefault(int(key[len(STARTED) :]), str(values[key]))
+        return Snapshot(rows, started, values)
+
+    def records(self) -> list[GameRecord]:
+        """Every game the journal holds (whose row can be read), oldest first."""
         with self.reading() as db:
-            if db is None:
-                return Snapshot([], {}, {}, {})
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            started_column = "started" if "started" in columns else "NULL"
-            rows = db.execute(
-                f"SELECT id, name, players, options, decks, finished, {started_column} FROM games ORDER BY id"
-            ).fetchall()
-            games, started = [], {}
-            for row in rows:
-                try:
-                    games.append(
-                        GameRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], bool(row[5]))
-                    )
-                except (json.JSONDecodeError, TypeError):
-                    log.warning("game %s has an unreadable row; not shown", row[0])
-                    continue
-                if row[6] is not None:
-                    started[row[0]] = str(row[6])
-            values = {}
-            for key, value in db.execute("SELECT key, value FROM box"):
-                try:
-                    values[key] = json.loads(value)
-                except json.JSONDecodeError:
-                    continue
-                if key.startswith(STARTED) and key[len(STARTED) :].isdigit():
-                    started.setdefault(int(key[len(STARTED) :]), str(values[key]))
-            keys = {}
-            if with_actions == "new":
-                counts = {
-                    game: (count, last)
-                    for game, count, last in db.execute(
-                        "SELECT game, COUNT(*), MAX(seq) FROM actions WHERE undone = 0 GROUP BY game"
-                    )
-                }
-                keys = {
-                    g.id: json.dumps([SUMMARY_FORMAT, g.name, g.players, g.options, g.decks, counts.get(g.id)])
-                    for g in games
-                }
-                known = known or {}
-                told = {  # finished games the box's history has, with as many actions as the journal holds
-                    g.id for g in games if g.finished and g.id in known and known[g.id].actions == counts.get(g.id, (0,))[0]
-                }
-                wanted = [
-                    g.id for g in games
-                    if not g.finished or (self.summaries.get(g.id, ("",))[0] != keys[g.id] and g.id not in told)
-                ]
-            else:
-                wanted = [g.id for g in games if not g.finished]
-            actions: dict[int, list[tuple[int, dict[str, Any]]]] = {}
-            for game_id in wanted:
-                action_rows = db.execute(
-                    "SELECT seq, action FROM actions WHERE game = ? AND undone = 0 ORDER BY seq", (game_id,)
-                )
-                actions[game_id] = [(seq, json.loads(text)) for seq, text in action_rows]
-            return Snapshot(games, started, values, actions, keys)
+            return [record for row in self.snapshot(db).rows if (record := row.record()) is not None]
 
     # ----- replays ----------------------------------------------------------------------------
 
@@ -247,63 +347,213 @@ class JournalView:
             self.decks[key] = rules_for(game).load_deck(self.folder(game, decks))
         return self.decks[key]
 
-    def replay(self, record: GameRecord, actions: list[tuple[int, dict[str, Any]]]) -> tuple[Any, GameSummary]:
-        """Fold the game's rules over its actions (box.session.fold): the last state and the game's summary."""
+    def replay(self, record: GameRecord, actions: Iterable[tuple[int, dict[str, Any]]]) -> tuple[Any, GameSummary]:
+        """Fold the game's rules over its actions (box.session.fold) from its first state: the last
+        state and the game's summary. `actions` may be a stream: one action is held at a time."""
+        counted = [0]
+
+        def counting() -> Iterator[tuple[int, dict[str, Any]]]:
+            for pair in actions:
+                counted[0] += 1
+                yield pair
+
+        state = fold(rules_for(record.name), self.deck(record.name, record.decks), record, counting())
+        return state, self.summary_of(record, state, counted[0])
+
+    def summary_of(self, record: GameRecord, state: Any, actions: int) -> GameSummary:
+        """A game's summary from its state after `actions` actions in force (the journal holds only
+        actions the rules accepted)."""
         rules = rules_for(record.name)
-        state = fold(rules, self.deck(record.name, record.decks), record, actions)
-        summary = GameSummary(
+        return GameSummary(
             id=record.id,
             name=record.name,
             players=tuple(record.players),
             options=dict(record.options),
             finished=record.finished,
             started=None,
-            actions=len(actions),  # the journal holds only actions the rules accepted
+            actions=actions,
             over=rules.is_over(state),
             winners=tuple(rules.dump(state).get("winners", ())),
             figures=rules.figures_of(state),
             declared=rules.figures,
         )
-        return state, summary
+
+    def unreadable(self, record: GameRecord, problem: Exception) -> GameSummary:
+        """A game that cannot be replayed (a deck that changed since): shown without figures."""
+        log.warning("cannot replay game %d (%s): %s", record.id, record.name, problem)
+        return GameSummary(
+            record.id, record.name, tuple(record.players), dict(record.options), record.finished, None, 0, False, ()
+        )
+
+    # ----- the game in play: its newest checkpoint and the actions after it -------------------
+
+    def checkpoint(self, db: sqlite3.Connection, record: GameRecord, first: Any) -> tuple[int, int, Any] | None:
+        """The game's newest checkpoint the page can use, (seq, count, state), read as the box reads it
+        (box/journal/checkpoints.py); None (logged) when there is none or it cannot be used: a replay then."""
+        try:
+            row = db.execute(NEWEST, (record.id,)).fetchone()
+            problem = row_problem(db, record.id, row)
+        except sqlite3.Error as error:  # no table (an older box's journal), or a damaged one
+            row, problem = None, str(error)
+        if problem is None and row is None:
+            log.debug("game %d has no checkpoint yet: replayed from its first action", record.id)
+            return None
+        if problem is None:
+            seq, count, version, stored = row
+            codec = StateCodec(first)
+            if version != codec.version:
+                problem = f"its checkpoint is from other code or another deck ({version})"
+            else:
+                try:
+                    return seq, count, codec.load(unframe(stored) or b"")
+                except Exception as error:  # a damaged row: the journal's actions are the truth
+                    problem = f"its checkpoint at action {seq} is unreadable ({error})"
+        log.warning("game %d is replayed from its first action: %s", record.id, problem)
+        return None
+
+    def rebuild(self, db: sqlite3.Connection, record: GameRecord, last: int | None) -> InPlay:
+        """The game in play after action `last`: as last rebuilt when the journal has nothing new, else
+        from there (its newest action then is still in force), else from its newest checkpoint."""
+        known = self.in_play.get(record.id)
+        if known is not None and known.seq == (last or 0):
+            return known
+        rules = rules_for(record.name)
+        if known is not None and known.seq and db.execute(IN_FORCE, (known.seq,)).fetchone():
+            seq, count, state = known.seq, known.count, known.state
+        else:
+            first = rules.new(Setup(tuple(record.players), dict(record.options)), self.deck(record.name, record.decks))
+            seq, count, state = self.checkpoint(db, record, first) or (0, 0, first)
+        for _, action in decoded(db.execute(ACTIONS_AFTER, (record.id, seq))):  # the same read transaction
+            result = rules.apply(state, decode(action))
+            if isinstance(result, Step):
+                state = result.state
+            count += 1
+        summary = self.summary_of(record, state, count)
+        found = InPlay(record.id, last or 0, count, state, summary, rules.dump(state))
+        self.in_play[record.id] = found
+        return found
+
+    def playing(self, db: sqlite3.Connection, rows: list[GameRow]) -> dict[int, InPlay | None]:
+        """The unfinished games among `rows`, rebuilt (None when one cannot be); the view forgets the
+        games no longer in play."""
+        found: dict[int, InPlay | None] = {}
+        for row in rows:
+            if row.finished or row.name not in GAMES or (record := row.record()) is None:
+                continue
+            try:
+                found[record.id] = self.rebuild(db, record, row.last)
+            except Exception as problem:  # a deck that changed since: shown without its state
+                log.warning("cannot rebuild game %d (%s): %s", record.id, record.name, problem)
+                found[record.id] = None
+        self.in_play = {game: known for game, known in self.in_play.items() if game in found}
+        return found
+
+    # ----- the finished games: summarised once, then kept --------------------------------------
+
+    def count_one(self, db: sqlite3.Connection, record: GameRecord, played: Played | None) -> GameSummary:
+        """A finished game's summary: the box's history line when the journal agrees with it, else a replay
+        of its actions, streamed (finished games keep no checkpoints)."""
+        if played is not None and db.execute(COUNT_IN_FORCE, (record.id,)).fetchone()[0] == played.actions:
+            return from_played(record, played)  # the box kept it as it ended: no replay
+        try:
+            return self.replay(record, decoded(db.execute(ACTIONS_AFTER, (record.id, 0))))[1]
+        except Exception as problem:  # a deck that changed since: the game without figures
+            return self.unreadable(record, problem)
+
+    def count(self, wanted: list[tuple[GameRecord, str]], until: float | None) -> list[tuple[GameRecord, str]]:
+        """Summarise `wanted` (newest first), each in its own short read transaction, until the clock
+        passes `until`; the games left. The cache file is written every KEEP_EVERY games and at the end."""
+        played = {game.number: game for game in read_played(self.played)} if self.played is not None else {}
+        done = 0
+        while wanted and (until is None or self.clock() < until):
+            record, key = wanted[0]
+            with self.reading() as db:
+                if db is None:
+                    return []
+                summary = self.count_one(db, record, played.get(record.id))
+            with self.lock:
+                self.summaries[record.id] = (key, self.share.summary(summary))
+            wanted = wanted[1:]
+            done += 1
+            if done % KEEP_EVERY == 0:
+                self.keep()
+        if done:
+            self.keep()
+        return wanted
+
+    def count_in_background(self, wanted: list[tuple[GameRecord, str]]) -> None:
+        """The worker: summarise the games left, then stop (a journal the box holds locked stops it
+        too; the next view starts it again)."""
+
+        def work() -> None:
+            try:
+                self.count(wanted, None)
+            except (JournalBusy, sqlite3.Error) as problem:
+                log.warning("history not counted to the end (%s): the next view goes on", problem)
+            log.info("history counted: %d games summarised", len(wanted))
+
+        self.worker = threading.Thread(target=work, name="history-count", daemon=True)
+        self.worker.start()
+
+    def counting(self) -> bool:
+        """The worker is summarising games."""
+        return self.worker is not None and self.worker.is_alive()
 
     def history(self) -> tuple[list[GameSummary], dict[str, Any]]:
-        """Every game, newest first (finished ones replayed once, then remembered), and the box's values."""
-        played = {game.number: game for game in read_played(self.played)} if self.played is not None else {}
-        snap = self.snapshot("new", played)
-        games, learnt = [], False
-        for record in snap.games:
-            if record.name not in GAMES:
-                continue
-            key = snap.keys.get(record.id, "")
-            cached = self.summaries.get(record.id)
-            summary = cached[1] if record.finished and cached is not None and cached[0] == key else None
-            if summary is None and record.finished and record.id not in snap.actions and record.id in played:
-                summary = from_played(record, played[record.id])  # the box kept it as it ended: no replay
-                self.summaries[record.id] = (key, summary)
-                learnt = True
-            if summary is None:
-                try:
-                    _, summary = self.replay(record, snap.actions.get(record.id, []))
-                except Exception as problem:  # a deck that changed since: show the game without figures
-                    log.warning("cannot replay game %d (%s): %s", record.id, record.name, problem)
-                    summary = GameSummary(
-                        record.id,
-                        record.name,
-                        tuple(record.players),
-                        dict(record.options),
-                        record.finished,
-                        None,
-                        0,
-                        False,
-                        (),
-                    )
-                if record.finished:
-                    self.summaries[record.id] = (key, summary)
-                    learnt = True
-            games.append(with_date(summary, snap.started.get(record.id)))
-        if learnt:
-            self.keep()
+        """Every game, newest first, and the box's values.
+
+        A finished game's summary is made once and kept; games the page has not summarised yet (after
+        an upgrade, or a lost cache) are counted for at most FIRST_VIEW_BUDGET seconds, newest first,
+        and the rest by a worker while the page shows the games counted (`uncounted` says how many
+        wait). The games in play come from their newest checkpoint.
+        """
+        start = self.clock()
+        with self.reading() as db:
+            snap = self.snapshot(db)
+            playing = self.playing(db, snap.rows) if db is not None else {}
+        shown = [row for row in snap.rows if row.name in GAMES]
+        with self.lock:
+            kept = {row.id: self.kept(row.id, row.key) for row in shown if row.finished}
+        wanted = [
+            (record, row.key)
+            for row in reversed(shown)
+            if row.finished and kept[row.id] is None and (record := row.record()) is not None
+        ]
+        if wanted and not self.counting() and self.counter.acquire(blocking=False):  # one view counts at a time
+            try:
+                left = self.count(wanted, start + FIRST_VIEW_BUDGET)
+                if left:
+                    self.count_in_background(left)
+            finally:
+                self.counter.release()
+            with self.lock:
+                kept = {row.id: self.kept(row.id, row.key) for row in shown if row.finished}
+        games = []
+        for row in shown:
+            if row.finished:
+                summary = kept[row.id]
+                if summary is None:
+                    continue  # not counted yet
+                dated = with_date(summary, snap.started.get(row.id))
+                if dated is not summary:
+                    with self.lock:  # kept with its date: the next view needs no copy
+                        self.summaries[row.id] = (row.key, dated)
+            else:
+                known = playing.get(row.id)
+                if known is not None:
+                    dated = with_date(known.summary, snap.started.get(row.id))
+                elif (record := row.record()) is not None:
+                    dated = self.unreadable(record, ValueError("its state cannot be rebuilt"))
+                else:
+                    continue
+            games.append(dated)
+        self.uncounted = sum(1 for summary in kept.values() if summary is None)
         return games[::-1], snap.values
+
+    def kept(self, game: int, key: str) -> GameSummary | None:
+        """The summary kept for `game` while it still matches `key`."""
+        found = self.summaries.get(game)
+        return found[1] if found is not None and found[0] == key else None
 
     def keep(self) -> None:
         """Write the summaries of finished games to the cache file (atomically; a failure is only logged)."""
@@ -311,38 +561,57 @@ class JournalView:
             return
         from box.roster import write_atomically
 
-        data = {str(k): {"key": key, "summary": s.to_json()} for k, (key, s) in self.summaries.items()}
+        with self.lock:
+            kept = sorted(self.summaries.items())
+        lines = (json.dumps({"id": k, "key": key, "summary": s.to_json()}, separators=(",", ":")) for k, (key, s) in kept)
         try:
-            write_atomically(self.cache, json.dumps(data, separators=(",", ":")))
+            write_atomically(self.cache, "".join(line + "\n" for line in lines))
         except OSError as problem:
             log.warning("history cache not written: %s", problem)
 
     def current(self) -> dict[str, Any]:
-        """The state dump of the game in play, rebuilt from the journal (the box is not running)."""
+        """The state dump of the game in play, from its newest checkpoint (the box is not running)."""
         from box.timer import ShotTimer
 
-        snap = self.snapshot("unfinished")
         data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
-        unfinished = [g for g in snap.games if not g.finished and g.name in GAMES]
-        if unfinished:
-            record = unfinished[-1]
-            try:
-                state, summary = self.replay(record, snap.actions.get(record.id, []))
-                data.update(
-                    game=record.name,
-                    players=list(record.players),
-                    options=dict(record.options),
-                    actions=summary.actions,
-                )
-                data.update(rules_for(record.name).dump(state))
-            except Exception as problem:
-                log.warning("cannot replay game %d: %s", record.id, problem)
+        record, known = None, None
+        with self.reading() as db:
+            snap = self.snapshot(db, unfinished=True)
+            rows = [row for row in snap.rows if row.name in GAMES]
+            if rows and db is not None and (record := rows[-1].record()) is not None:
+                try:
+                    known = self.rebuild(db, record, rows[-1].last)
+                except Exception as problem:
+                    log.warning("cannot rebuild game %d: %s", record.id, problem)
+        if record is not None and known is not None:
+            data.update(game=record.name, players=list(record.players), options=dict(record.options), actions=known.count)
+            data.update(known.dump)
         data["dice"] = {"last": snap.values.get("dice")}
         data["timer"] = ShotTimer(best_chug=snap.values.get("best_chug")).dump(0.0)
         data["screen"] = None
         data["notice"] = ""
         data["readers_offline"] = []
         return data
+
+
+def read_kept(path: Path, share: Shared) -> dict[int, tuple[str, GameSummary]]:
+    """The summaries kept in the cache file, one game a line, read a line at a time (a line over
+    MAX_KEPT_LINE, as an older page's one-object file has, or a line that is not a summary: the
+    file is not used and its games are counted again)."""
+    kept: dict[int, tuple[str, GameSummary]] = {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            while line := handle.readline(MAX_KEPT_LINE + 1):
+                if len(line) > MAX_KEPT_LINE:
+                    raise ValueError(f"a line over {MAX_KEPT_LINE} characters")
+                data = json.loads(line)
+                kept[int(data["id"])] = (str(data["key"]), share.summary(GameSummary.from_json(data["summary"])))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError) as problem:
+        log.warning("history cache %s not used (its games are counted again): %s", path.name, problem)
+        return {}
+    return kept
 
 
 def from_played(record: GameRecord, played: Played) -> GameSummary:
@@ -366,8 +635,6 @@ def from_played(record: GameRecord, played: Played) -> GameSummary:
 def with_date(summary: GameSummary, started: str | None) -> GameSummary:
     if started is None or summary.started == started:
         return summary
-    from dataclasses import replace
-
     return replace(summary, started=started)
 
 
