@@ -271,16 +271,18 @@ class MqttPublisher:
             if self.connected and self.client is not None:
                 self.client.publish(f"{self.settings.base_topic}/availability", ONLINE if up else OFFLINE,
                                     qos=1, retain=True)
+                self._send()
             self.changed.notify_all()
 
     def _send(self) -> None:
-        """Publish the pending events and a changed state (the lock held, connected)."""
+        """Publish the pending events and a changed state (the lock held, connected); the state only
+        while the box is followed (before, this process knows nothing of it)."""
         client = self.client
         assert client is not None
         while self.pending:
             topic, payload = self.pending.popleft()
             client.publish(topic, payload, qos=1)
-        if self.state_dirty:
+        if self.state_dirty and self.box_up:
             self.state_dirty = False
             state = json.dumps(self.reading.document(), separators=(",", ":"), ensure_ascii=False)
             client.publish(f"{self.settings.base_topic}/state", state, qos=1, retain=True)
@@ -503,7 +505,8 @@ class Bridge:
         self.window = Window(clock=publisher.clock)
         self.subscription: Subscription | None = None
         self.stop = threading.Event()
-        self.reported: str | None = None
+        self.reported: str | None = None  # the line the box last took
+        self.told = threading.Condition()
         self.dumps = 0
 
     def run(self) -> None:
@@ -551,17 +554,20 @@ class Bridge:
                 continue
             at = entry.get("at")
             self.publisher.publish(event, at if isinstance(at, (int, float)) else None)
-        if self.window.missed != self.publisher.missed:
-            with self.publisher.lock:
-                self.publisher.missed = self.window.missed
-                self.publisher.changed.notify_all()
+        with self.publisher.changed:  # the lock's condition: the dump is taken (tests wait on it)
+            self.publisher.missed = self.window.missed
+            self.publisher.changed.notify_all()
         run, seq = self.window.newest()
         self.ack(f"seen {run} {seq}")
 
     def ack(self, line: str) -> None:
         if self.acks is not None:
-            self.acks.write(line + "\n")
-            self.acks.flush()
+            try:
+                self.acks.write(line + "\n")
+                self.acks.flush()
+            except OSError as problem:  # the box beside it ended first
+                log.debug("MQTT: no one hears the acks: %s", problem)
+                self.acks = None
 
     def report_changes(self) -> None:
         """Tell the box the status line whenever it changes (the Box page shows it)."""
@@ -570,11 +576,18 @@ class Bridge:
             if line != self.reported and self.publisher.box_up:
                 try:
                     ControlClient(self.path).request("mqtt-status", line=line)
-                    self.reported = line
+                    with self.told:
+                        self.reported = line
+                        self.told.notify_all()
                 except (OSError, ValueError) as problem:
                     log.debug("MQTT: status not told to the box: %s", problem)
             with self.publisher.changed:
                 self.publisher.changed.wait(REPORT_EVERY)
+
+    def wait_told(self, condition: Callable[[str], bool], timeout: float) -> bool:
+        """Wait until the box took a status line that meets `condition`; False on time-out."""
+        with self.told:
+            return self.told.wait_for(lambda: self.reported is not None and condition(self.reported), timeout)
 
     def hang_up(self) -> None:
         """End `run` (from a signal handler too): the subscription is cut, no new one is made."""
