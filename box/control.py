@@ -86,7 +86,6 @@ COMMANDS: dict[str, dict[str, type]] = {
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
 SERVER_SIDE = ("state", "subscribe", "mqtt-status")
-MQTT_LINE = 200  # characters of the MQTT process's line kept
 
 
 @dataclass(frozen=True)
@@ -353,7 +352,7 @@ class ControlServer:
                     self.send(client, answer(True, state=state))
                     continue
                 if command.name == "mqtt-status":
-                    self.mqtt_line = command.args["line"][:MQTT_LINE]
+                    self.mqtt_line = command.args["line"]  # bounded, printable: checked
                     self.enqueue(None)  # a wake-up: the loop publishes the state with the new line
                     self.send(client, answer(True))
                     continue

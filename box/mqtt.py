@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -78,6 +79,7 @@ KEEPALIVE = 30  # seconds: the broker gives the last will after 1.5 x this witho
 CLOSE_WAIT = 5.0  # seconds `close` waits for what is queued to reach a reachable broker
 BOX_RETRY = 1.0  # seconds between tries to reach the box's control socket
 CATCH_UP = 60.0  # seconds: at its start, the process publishes the events in the box's window this recent
+STATUS_LINE = 200  # characters of the status line the box takes (box/control.py's bound for a text)
 REPORT_EVERY = 5.0  # seconds between looks at whether the status line changed (it is sent when it does)
 ONLINE, OFFLINE = "online", "offline"
 TRIGGERS = {  # the events Home Assistant offers as event entities and device triggers: name -> label
@@ -575,7 +577,8 @@ class Bridge:
             line = self.publisher.status()
             if line != self.reported and self.publisher.box_up:
                 try:
-                    ControlClient(self.path).request("mqtt-status", line=line)
+                    told = "".join(c if c.isprintable() else " " for c in line)[:STATUS_LINE]
+                    ControlClient(self.path).request("mqtt-status", line=told)
                     with self.told:
                         self.reported = line
                         self.told.notify_all()
@@ -594,7 +597,7 @@ class Bridge:
         self.stop.set()
         subscription = self.subscription
         if subscription is not None:
-            subscription.connection.shutdown(2)  # SHUT_RDWR: the blocked read ends
+            subscription.connection.shutdown(socket.SHUT_RDWR)  # the blocked read ends
 
 
 def main(settings: MqttConfig, path: Path, acks: IO[str] | None = None) -> int:

@@ -3,11 +3,15 @@ could not see counted (box/mqtt.py `Window`, over the phone link's numbered wind
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from box.control import ControlServer
+from box.control_client import ControlClient
 from box.events import DiceRolled, Standing, StorageBack
-from box.mqtt import Window, event_from_entry
+from box.mqtt import STATUS_LINE, Window, event_from_entry
 from box.phone import PhoneLink
 
 
@@ -71,3 +75,20 @@ def test_an_event_of_another_shape_is_refused_in_one_line() -> None:
         else:
             raise AssertionError(entry)
     assert event_from_entry({"event": "storage-back", "seq": 1, "run": "a", "at": 2.0}) == StorageBack()
+
+
+def test_the_mqtt_process_tells_the_box_its_line_bounded(tmp_path: Path) -> None:
+    woken: list[object] = []
+    control = ControlServer(tmp_path / "run" / "control.sock", woken.append)
+    control.start()
+    try:
+        client = ControlClient(control.path)
+        line = ("MQTT: connected " + "x" * 500)[:STATUS_LINE]  # the bridge clips it so
+        assert client.request("mqtt-status", line=line) == {"ok": True}
+        assert control.mqtt_line == line
+        assert woken == [None]  # the loop makes a pass: the dump carries the new line
+        for bad, said in ((3, "line must be text"), (line + "x", "1 to 200 characters"), ("a\nb", "printable")):
+            refused = client.request("mqtt-status", line=bad)
+            assert not refused["ok"] and said in refused["error"] and control.mqtt_line == line
+    finally:
+        control.stop()
