@@ -509,7 +509,6 @@ class Bridge:
         self.stop = threading.Event()
         self.reported: str | None = None  # the line the box last took
         self.told = threading.Condition()
-        self.dumps = 0
 
     def run(self) -> None:
         """Follow the box until `hang_up`: reconnected every `retry` seconds while it is away."""
@@ -526,6 +525,9 @@ class Bridge:
                 self.stop.wait(self.retry)
                 continue
             said_away = False
+            if self.stop.is_set():  # hung up while it was connecting
+                self.subscription.close()
+                break
             self.publisher.box_online(True)
             self.ack("subscribed")
             try:
@@ -546,7 +548,6 @@ class Bridge:
 
     def take(self, state: Any) -> None:
         """One state dump: its new events to the broker."""
-        self.dumps += 1
         events = state.get("events") if isinstance(state, dict) else None
         for entry in self.window.new(events):
             try:
