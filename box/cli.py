@@ -435,13 +435,16 @@ def mqtt_beside(
     from box.mqtt import PacedControl
 
     child = mqtt_child(args, control.path if control is not None else folder / "control.sock", acks=True)
+    paced = None
     if control is None:
-        control = PacedControl(child.path, child)
-        control.start()
+        control = paced = PacedControl(child.path, child)
+        paced.start()
     child.start()
     if not child.wait_subscribed():
         print("gravebox: the MQTT process (gravebox mqtt) did not reach the simulator", file=sys.stderr)
         child.stop()
+        if paced is not None:
+            paced.stop()
         return control, None
     return control, child
 

@@ -415,3 +415,25 @@ def test_with_mqtt_on_the_box_loads_nothing_of_it() -> None:
     status, modules = run.stdout.split("\n", 1)
     assert "has not reported" in status  # the Box page's line until the MQTT process speaks
     assert "box.app" in modules.split() and not {"box.mqtt", "paho", "paho.mqtt.client", "ssl"} & set(modules.split())
+
+
+def test_gravebox_run_with_mqtt_starts_the_mqtt_process_beside_the_box(broker: Broker, tmp_path: Path) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    config = tmp_path / "config.toml"
+    config.write_text('[mqtt]\nhost = "nowhere.invalid"\nbase_topic = "test/run"\n', encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "GRAVEBOX_RUNTIME": str(runtime)}
+    watcher = Watcher(broker.port, "test/run/#")
+    box = subprocess.Popen([sys.executable, "-m", "box", "run", "--fake", "--state-dir", str(tmp_path / "state"),
+                            "--config", str(config), "--mqtt", f"127.0.0.1:{broker.port}"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        watcher.wait_for(lambda seen: ("test/run/availability", "online", False) in seen)
+        watcher.wait_for(lambda seen: any(topic == "test/run/state" for topic, _, _ in seen))
+        box.terminate()  # the box stops its MQTT process, which says goodbye
+        assert box.wait(WAIT) == 0
+        watcher.wait_for(lambda seen: seen[-1][:2] == ("test/run/availability", "offline"))
+    finally:
+        box.kill()
+        box.wait(WAIT)
+        watcher.stop()
