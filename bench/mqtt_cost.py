@@ -148,10 +148,12 @@ def main() -> None:
         figures[f"{mode}_vs_off"] = {"rss_percent": round(rss, 1), "cpu_percent": round(cpu, 1),
                                      "cpu_percent_of_medians": round(cpu_median, 1),
                                      "within_goal": abs(rss) <= GOAL and cpu <= GOAL}
-    if counted is not None:
+    if counted is not None:  # the count settles the CPU side: the time's noise is larger than the goal
         figures["box_instructions_for_the_games"] = counted
         for mode in modes[1:]:
-            figures[f"{mode}_vs_off"]["instructions_percent"] = round(100 * (counted[mode] / counted["off"] - 1), 1)
+            judged = figures[f"{mode}_vs_off"]
+            judged["instructions_percent"] = round(100 * (counted[mode] / counted["off"] - 1), 1)
+            judged["within_goal"] = abs(judged["rss_percent"]) <= GOAL and judged["instructions_percent"] <= GOAL
     emit("mqtt_cost", figures)
 
 
