@@ -40,6 +40,7 @@ REBOOT_NEEDED=no
 SERVICE_CHANGED=no
 UDEV_CHANGED=no
 UNITS=()        # every unit file of systemd/, gravebox.service first (set by find_units)
+MQTT_UNIT=gravebox-mqtt.service # enabled only while the settings have [mqtt] (docs/mqtt.md)
 SAME=no         # set by same_text
 KNOWN=no        # set by unit_known
 FIND_LGPIO='import importlib.util, sys; sys.exit(importlib.util.find_spec("lgpio") is None)'
@@ -346,6 +347,12 @@ find_units() {
     done
 }
 
+# KNOWN=yes when UNIT is enabled (never under --root: nothing was enabled there).
+unit_enabled() {
+    KNOWN=no
+    if [[ -z ${ROOT} ]] && systemctl is-enabled --quiet "$1" 2>/dev/null; then KNOWN=yes; fi
+}
+
 # KNOWN=yes when systemd knows UNIT (always under --root, where commands are printed).
 unit_known() {
     KNOWN=yes
@@ -446,24 +453,26 @@ install_box() {
         install_file "${REPO_DIR}/systemd/${unit}" "${UNIT_DIR}/${unit}"
         if [[ ${CHANGED} == yes ]]; then SERVICE_CHANGED=yes; fi
     done
-    # MQTT (docs/mqtt.md): the box's service reaches the local network only while the settings have [mqtt].
-    if grep -qs '^\[mqtt\]' "${ROOT}${CONFIG_DIR}/config.toml"; then
-        install_file "${REPO_DIR}/systemd/gravebox-mqtt.conf" "${UNIT_DIR}/gravebox.service.d/mqtt.conf"
-        if [[ ${CHANGED} == yes ]]; then SERVICE_CHANGED=yes; fi
-    elif [[ -f ${ROOT}${UNIT_DIR}/gravebox.service.d/mqtt.conf ]]; then
-        remove_file "${UNIT_DIR}/gravebox.service.d/mqtt.conf"
-        SERVICE_CHANGED=yes
-    fi
+    # MQTT (docs/mqtt.md): its own unit, enabled only while the settings have an [mqtt] table.
+    local active=() unit
+    for unit in "${UNITS[@]}"; do
+        if [[ ${unit} == "${MQTT_UNIT}" ]] && ! grep -qs '^\[mqtt\]' "${ROOT}${CONFIG_DIR}/config.toml"; then
+            unit_enabled "${unit}"
+            if [[ ${KNOWN} == yes ]]; then run systemctl disable --now "${unit}"; fi
+            continue
+        fi
+        active+=("${unit}")
+    done
     run modprobe i2c-dev
     if [[ ${UDEV_CHANGED} == yes ]]; then
         run udevadm control --reload
         run udevadm trigger --subsystem-match=tty --action=change
     fi
     if [[ ${SERVICE_CHANGED} == yes ]]; then run systemctl daemon-reload; fi
-    run systemctl enable "${UNITS[@]}"
+    run systemctl enable "${active[@]}"
     if [[ ${REBOOT_NEEDED} == no ]]; then
         # Restart to pick up new code or a new unit (a no-op for the files on a second run).
-        run systemctl restart "${UNITS[@]}"
+        run systemctl restart "${active[@]}"
     fi # else: I2C and the UARTs appear only after the reboot; the service starts then.
 
     say "Gravebox installed for ${MODEL}."
@@ -540,8 +549,6 @@ uninstall_box() {
         if [[ ${KNOWN} == yes ]]; then run systemctl disable --now "${unit}"; fi
         remove_file "${UNIT_DIR}/${unit}"
     done
-    remove_file "${UNIT_DIR}/gravebox.service.d/mqtt.conf"
-    rmdir "${ROOT}${UNIT_DIR}/gravebox.service.d" 2>/dev/null || true # kept when it holds the owner's drop-ins
     run systemctl daemon-reload
     remove_file /etc/udev/rules.d/99-gravebox.rules
     remove_file /etc/polkit-1/rules.d/50-gravebox.rules

@@ -32,7 +32,6 @@ from box.tools import DiceCup
 
 if TYPE_CHECKING:
     from box.config import MqttConfig
-    from box.mqtt import MqttPublisher
     from box.ports.nfc.simchip import SimChips
 
 JOURNAL_FILE = "journal.db"
@@ -53,7 +52,6 @@ class App:
     loop: BoxLoop
     transfers: Transfers
     owns_bus: bool = True  # False: the caller's bus, which outlives this box (the simulator's power cuts)
-    mqtt: MqttPublisher | None = None  # the events to an MQTT broker, when the settings ask for it
 
     def close(self) -> None:
         self.loop.close()
@@ -61,8 +59,6 @@ class App:
         self.journal.close()
         if self.owns_bus:
             self.box.bus.close()
-            if self.mqtt is not None:
-                self.mqtt.close()
 
 
 def load_tags(
@@ -101,8 +97,9 @@ def assemble(
     box runs that screen instead of the menu, on a journal in memory: a tool plays no game.
     `chips`: the simulator's chips, for simulated readers (kept across its power cuts).
     `parts`: parts already opened (a bench's, a test's), posting into `inbox`; `bus`: the event
-    bus the box publishes on (a new one by default). `mqtt`: the events also go to this broker
-    (box/mqtt.py; one publisher a bus, started with it).
+    bus the box publishes on (a new one by default). `mqtt`: the settings have MQTT on; the box
+    only shows what the MQTT process (`gravebox mqtt`, box/mqtt.py, its own process fed by the
+    control socket) says of itself: nothing of MQTT runs or is imported in the box.
     """
     inbox = inbox if inbox is not None else queue.SimpleQueue()
     if parts is None:
@@ -130,11 +127,6 @@ def assemble(
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
             bus.subscribe("history", History(state_dir / HISTORY_FILE))
-        publisher = None
-        if mqtt is not None and root is None:  # paho is imported only here, only when the settings ask for it
-            from box.mqtt import attach, publisher_on
-
-            publisher = publisher_on(bus) or attach(bus, mqtt)
         box = Box(
             journal,
             tags,
@@ -155,8 +147,18 @@ def assemble(
             journal.close()
         raise
     loop = BoxLoop(box, parts, clock, inbox)
-    loop.mqtt_status = publisher.status if publisher is not None else None
-    return App(inbox, parts, journal, box, loop, transfers, owns_bus=owns_bus, mqtt=publisher)
+    if mqtt is not None and root is None:
+        loop.mqtt_status = lambda: mqtt_line(loop)
+    return App(inbox, parts, journal, box, loop, transfers, owns_bus=owns_bus)
+
+
+MQTT_SILENT = "MQTT: the MQTT process has not reported (is gravebox-mqtt running?)"
+
+
+def mqtt_line(loop: BoxLoop) -> str:
+    """The Box page's MQTT line: what the MQTT process last said over the control socket."""
+    line = loop.control.mqtt_line if loop.control is not None else None
+    return line or MQTT_SILENT
 
 
 def open_sticks(state_dir: Path | None, simulated: bool) -> tuple[Sticks | None, str]:

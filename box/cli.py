@@ -4,6 +4,7 @@ gravebox                 start the box (the simulator where there is no Pi)
 gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
 gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
 gravebox web [--listen HOST:PORT]  the phone page beside the box
+gravebox mqtt [--mqtt HOST:PORT]   the box's events to an MQTT broker, beside the box
 gravebox print GAME|board -o FILE.pdf  cards or the board to print and play
 """
 
@@ -23,8 +24,10 @@ if TYPE_CHECKING:  # for the annotations only: the commands import what they use
     from box.app import App
     from box.config import Config, MqttConfig
     from box.control import ControlServer
+    from box.mqtt import MqttChild
     from box.pinmap import DisplayWiring, PinMap
     from box.service import Settings
+    from box.sim.world import SimulatedBox
     from box.web.thread import Beside
 
 EXIT_BAD_FILE = 2
@@ -36,6 +39,7 @@ SUMMARIES = {
     "selftest": "check every part of the box",
     "enroll": "teach the box which tag is which card",
     "web": "serve the phone page (scores, history, cards)",
+    "mqtt": "publish the box's events to an MQTT broker (docs/mqtt.md)",
     "print": "print a game's cards or the board as PDF, to play without buying a deck",
 }
 COMMANDS = tuple(SUMMARIES)
@@ -65,14 +69,20 @@ def add_options(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "run":
         parser.add_argument("--fake", action="store_true", help="run on simulated parts even on a Pi")
         parser.add_argument("--pinmap", type=Path, help="pin map file (default wiring/pinmap.toml)")
-        parser.add_argument("--mqtt", metavar="HOST:PORT", help="publish the events to this MQTT broker (docs/mqtt.md)")
+        parser.add_argument("--mqtt", metavar="HOST:PORT",
+                            help="publish the events to this MQTT broker: starts `gravebox mqtt` beside the box")
     elif command == "sim":
         parser.add_argument("--script", type=Path, help="play this script of physical inputs on virtual time")
         parser.add_argument("--state-out", type=Path, help="write the final state dump as JSON")
         parser.add_argument("--frames", type=Path, help="save every distinct frame as PNG in this folder")
         parser.add_argument("--seed", type=int, help="seed the dice (otherwise the OS's random source)")
         parser.add_argument("--web", metavar="HOST:PORT", help="serve the phone page beside the simulator")
-        parser.add_argument("--mqtt", metavar="HOST:PORT", help="publish the events to this MQTT broker (docs/mqtt.md)")
+        parser.add_argument("--mqtt", metavar="HOST:PORT",
+                            help="publish the events to this MQTT broker: starts `gravebox mqtt` beside the box")
+    elif command == "mqtt":
+        parser.add_argument("--mqtt", metavar="HOST:PORT", help="this broker, over the settings' [mqtt] host and port")
+        parser.add_argument("--socket", type=Path, help="the box's control socket (default: the service's)")
+        parser.add_argument("--acks", action="store_true", help=argparse.SUPPRESS)  # for a box on virtual time
     elif command == "selftest":  # these three's options come with their modules: imported only when used
         from box.commands.selftest import add_arguments
 
@@ -96,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv = ["run", *argv]
     args = build_parser(argv[0]).parse_args(argv)
-    quiet = args.command == "sim" and getattr(args, "script", None) is not None
+    quiet = (args.command == "sim" and getattr(args, "script", None) is not None) or getattr(args, "acks", False)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
@@ -124,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             from box.commands.print import main as print_pdf
 
             return print_pdf(args)
+        if args.command == "mqtt":
+            return publish_mqtt(args)
         return run(args)
     except FileProblem as problem:
         print(f"gravebox: {problem}", file=sys.stderr)
@@ -157,6 +169,30 @@ def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:
         return mqtt_broker(address, config.mqtt)
     except ValueError as problem:
         raise FileProblem("--mqtt", str(problem).removeprefix("--mqtt: ")) from None
+
+
+def publish_mqtt(args: argparse.Namespace) -> int:
+    """`gravebox mqtt`: follow the box's control socket, publish its events (box/mqtt.py)."""
+    from box.config import DEFAULT_CONFIG, load_config
+    from box.control import socket_path
+    from box.mqtt import main as publish
+
+    settings = mqtt_from(args, load_config(args.config if args.config else DEFAULT_CONFIG))
+    if settings is None:
+        print("gravebox: mqtt: no broker: the settings have no [mqtt] table and no --mqtt HOST:PORT was given",
+              file=sys.stderr)
+        return EXIT_BAD_FILE
+    return publish(settings, args.socket or socket_path(), acks=sys.stdout if args.acks else None)
+
+
+def mqtt_child(args: argparse.Namespace, path: Path, acks: bool = False) -> MqttChild:
+    """`gravebox mqtt` started beside this box on its control socket `path`, with this command's
+    settings file and `--mqtt`."""
+    from box.mqtt import MqttChild
+
+    options = ["--config", str(args.config)] if args.config else []
+    options += ["--mqtt", args.mqtt] if getattr(args, "mqtt", None) else []
+    return MqttChild(path, options, acks=acks)
 
 
 def writable_outputs(args: argparse.Namespace) -> None:
@@ -240,9 +276,12 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
         gc.enable()
     control = serve_control(app)
     wake.append(lambda: app.inbox.put(None))
+    beside = mqtt_child(args, control.path).start() if control is not None and getattr(args, "mqtt", None) else None
     try:
         app.loop.run(stop, on_power_off=power_off)
     finally:
+        if beside is not None:
+            beside.stop()
         if control is not None:
             control.stop()
         app.close()
@@ -372,11 +411,23 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
     with tempfile.TemporaryDirectory(prefix="gravebox-sim-") as scratch:
         state_dir = args.state_dir or Path(scratch)
         control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
+        child = None
+        if mqtt is not None:  # `gravebox mqtt` beside the simulated box, on its control socket
+            control, child = mqtt_beside(args, control, Path(scratch) / "run")
+            if child is None:
+                return 1
         try:
             world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames, control, mqtt)
+            if child is not None and not taken_by(child, world):
+                print("gravebox: the MQTT process did not take the last events in time", file=sys.stderr)
         except ScriptError as problem:
             print(f"gravebox: {problem}", file=sys.stderr)
             return 1
+        finally:
+            if child is not None:  # the script ended either way: the MQTT process says goodbye
+                line = child.stop()
+                if beside is None and control is not None:
+                    control.stop()
         dump = world.dump()
         if args.state_out:
             try:
@@ -387,19 +438,42 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
             f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
             f" {world.pushes} frames pushed"
         )
+        if child is not None:
+            print(line or "MQTT: the MQTT process said nothing")
         if beside is not None:
             beside.wait(f"the phone page shows the final state on {beside.url}")
         world.close()
-        if mqtt is not None:  # the script's events reach the broker, then the box says goodbye
-            from box.mqtt import publisher_on
-
-            publisher = publisher_on(world.bus)
-            world.bus.flush()
-            if publisher is not None:
-                publisher.close()
-                print(publisher.status())
     return 0
 
+
+def mqtt_beside(
+    args: argparse.Namespace, control: ControlServer | None, folder: Path
+) -> tuple[ControlServer | None, MqttChild | None]:
+    """A scripted simulation's `--mqtt`: the MQTT process on the simulator's control socket (a new
+    one that waits for it, unless the page's is there); no child when it cannot follow (said)."""
+    from box.mqtt import PacedControl
+
+    child = mqtt_child(args, control.path if control is not None else folder / "control.sock", acks=True)
+    paced = None
+    if control is None:
+        control = paced = PacedControl(child.path, child)
+        paced.start()
+    child.start()
+    if not child.wait_subscribed():
+        print("gravebox: the MQTT process (gravebox mqtt) did not reach the simulator", file=sys.stderr)
+        child.stop()
+        if paced is not None:
+            paced.stop()
+        return control, None
+    return control, child
+
+
+def taken_by(child: MqttChild, world: SimulatedBox) -> bool:
+    """Wait until the MQTT child has taken the simulated box's last event (bounded)."""
+    world.bus.flush()
+    world.advance(0.0)  # a last pass: the state dump with the newest events
+    numbered = [e for e in (world.loop.link.recent if world.loop.link is not None else ()) if "seq" in e]
+    return not numbered or child.wait_seen(numbered[-1]["run"], numbered[-1]["seq"])
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,6 +10,7 @@ both ends). Each line is one JSON object with a `cmd`; each command gets one lin
     {"cmd": "show-code", "code": "482913", "seconds": 120}  -> {"ok": true}
     {"cmd": "state"}                                         -> {"ok": true, "state": {...}}
     {"cmd": "subscribe"}  -> {"ok": true}, then {"state": {...}} on every change
+    {"cmd": "mqtt-status", "line": "MQTT: connected ..."}   -> {"ok": true}  (the MQTT process's one line)
 
 The server's threads never touch the box: a line is bounded (`MAX_LINE`) and must
 arrive whole within `IDLE_TIMEOUT`; it is decoded and checked (`decode_line`), then
@@ -63,10 +64,11 @@ POLL = 0.25  # seconds between a reading thread's looks at the clock
 REPLY_WAIT = 2.0  # seconds the box's socket waits for the loop's verdict on a command before it says "pending"
 LIVENESS = 5.0  # seconds between a quiet subscription's looks at whether its client is still there
 
-# command -> its fields and their types; "state" and "subscribe" are answered by the server itself
+# command -> its fields and their types; "state", "subscribe" and "mqtt-status" are answered by the server itself
 COMMANDS: dict[str, dict[str, type]] = {
     "state": {},
     "subscribe": {},
+    "mqtt-status": {"line": str},  # the MQTT process (box/mqtt.py) says how it is: kept for the state dump
     "show-code": {"code": str, "seconds": int},  # show the pairing code on the OLED for a while
     "hide-code": {},
     "enrol": {"game": str, "card": str},  # the next tag laid on any reader becomes this card
@@ -84,7 +86,7 @@ COMMANDS: dict[str, dict[str, type]] = {
 }
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
-SERVER_SIDE = ("state", "subscribe")
+SERVER_SIDE = ("state", "subscribe", "mqtt-status")
 
 
 @dataclass(frozen=True)
@@ -232,6 +234,7 @@ class ControlServer:
         self.lock = threading.Lock()
         self.trust: Trust | None = None
         self.closing = False
+        self.mqtt_line: str | None = None  # what the MQTT process last said of itself ("mqtt-status")
 
     # ----- the loop's side -------------------------------------------------------------------
 
@@ -348,6 +351,11 @@ class ControlServer:
                         latest = self.latest
                     state = json.loads(latest)["state"] if latest else None
                     self.send(client, answer(True, state=state))
+                    continue
+                if command.name == "mqtt-status":
+                    self.mqtt_line = command.args["line"]  # bounded, printable: checked
+                    self.enqueue(None)  # a wake-up: the loop publishes the state with the new line
+                    self.send(client, answer(True))
                     continue
                 self.send(client, self.judged(command))
         except Refusal as problem:

@@ -1,13 +1,16 @@
-"""The box's events on MQTT, for the home (docs/mqtt.md): a subscriber of the box's EventBus.
+"""The box's events on MQTT, for the home (docs/mqtt.md): `gravebox mqtt`, a process of its own.
 
-Registered by the composition root (box/app.py) with one line when the settings file has an
-`[mqtt]` table (box/config.py): `MqttPublisher` is a function of one event, run on its
-subscription's thread, and paho-mqtt's network loop runs on paho's own thread (`loop_start`):
-nothing here ever runs on the box's loop, and paho is imported only by `start`.
+The box publishes its state dump on its control socket (box/control.py) after every change, with
+its newest events, each numbered (box/phone.py, `PhoneLink`). This process subscribes to that
+stream with the page's client (box/control_client.py), takes each event once by its number
+(`Window`: a dump it skipped costs nothing while the event is still in the window; one that fell
+out of it is counted as missed), and publishes it with paho-mqtt (`MqttPublisher`, paho's network
+loop on paho's own thread). The box imports nothing of MQTT, paho or ssl: its network stays off.
 
 Under the base topic (`gravebox/<hostname>` by default):
 
-    <base>/availability    "online" / "offline", retained; "offline" is also the last will
+    <base>/availability    "online" while this process has both the box and the broker, else
+                           "offline", retained; "offline" is also the last will
     <base>/state           retained JSON: the game, its players, whose turn, figures, leader, dice...
     <base>/event/<name>    each event, not retained: {"event_type": "lap-completed", ...its fields}
 
@@ -16,7 +19,8 @@ sensors, event entities and device triggers), retained, sent again at every conn
 
 A broker that is down, slow or refusing is retried by paho with backoff (1 s to a minute); the
 events meanwhile wait in a bounded queue (the oldest dropped and counted), and `status` says in
-one line what is the matter (the phone's Box page and the log show it; never the password).
+one line what is the matter: the process sends it to the box ("mqtt-status"), whose state dump
+carries it to the phone's Box page; the log has it too (never the password).
 
 >>> reading = Reading()
 >>> from box.events import GameStarted, Standing, DiceRolled
@@ -33,19 +37,23 @@ from __future__ import annotations
 import json
 import logging
 import re
+import socket
+import subprocess
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, get_args
 
 from box.config import MqttConfig
+from box.control import ControlServer
+from box.control_client import ControlClient, Subscription
 from box.events import (
     ActionAccepted,
     ChugTimed,
     DiceRolled,
     Event,
-    EventBus,
     GameLeft,
     GameOver,
     GameStarted,
@@ -69,6 +77,10 @@ PENDING_LIMIT = 256  # events kept while the broker is away; beyond it the oldes
 RETRY_DELAYS = (1, 60)  # paho's reconnection backoff: from 1 s, doubling, to a minute
 KEEPALIVE = 30  # seconds: the broker gives the last will after 1.5 x this without a word
 CLOSE_WAIT = 5.0  # seconds `close` waits for what is queued to reach a reachable broker
+BOX_RETRY = 1.0  # seconds between tries to reach the box's control socket
+CATCH_UP = 60.0  # seconds: at its start, the process publishes the events in the box's window this recent
+STATUS_LINE = 200  # characters of the status line the box takes (box/control.py's bound for a text)
+REPORT_EVERY = 5.0  # seconds between looks at whether the status line changed (it is sent when it does)
 ONLINE, OFFLINE = "online", "offline"
 TRIGGERS = {  # the events Home Assistant offers as event entities and device triggers: name -> label
     "lap-completed": "Lap",
@@ -211,7 +223,9 @@ def discovery(settings: MqttConfig, version: str) -> dict[str, dict[str, Any]]:
 
 
 class MqttPublisher:
-    """The subscriber: call `start`, then register it on the bus; `close` says goodbye."""
+    """The broker's side: call `start`, then hand it the events (`publish`); `close` says goodbye.
+
+    Availability is "online" only while `box_online` says the box is followed too."""
 
     def __init__(self, settings: MqttConfig, version: str = "", clock: Callable[[], float] = time.time,
                  pending_limit: int = PENDING_LIMIT):
@@ -220,25 +234,29 @@ class MqttPublisher:
         self.pending: deque[tuple[str, str]] = deque()  # (topic, payload) of events waiting for the broker
         self.pending_limit = pending_limit
         self.dropped = 0  # events that never reached the broker (queue full while it was away)
+        self.missed = 0  # events that left the box's window before this process saw them (the bridge's count)
         self.connected = False
+        self.box_up = False  # the box's state is followed (the bridge says so)
         self.state_dirty = True
-        self.lock = threading.Lock()  # the subscription's thread and paho's thread share the above
+        self.lock = threading.Lock()  # the bridge's thread and paho's thread share the above
         self.line = f"MQTT: connecting to {settings.address}"
         self.refused = ""
         self.client: Client | None = None
         self.connections = 0  # how many times the broker took us (tests: a reconnection is seen)
         self.changed = threading.Condition(self.lock)
 
-    # ----- the subscriber's side (its own thread) ----------------------------------------------
+    # ----- the events' side (the bridge's thread) ----------------------------------------------
 
-    def __call__(self, event: Event) -> None:
+    def publish(self, event: Event, at: float | None = None) -> None:
+        """Fold `event` into the state and send it (or queue it while the broker is away);
+        `at`: when it happened (UNIX time; now by default)."""
         with self.lock:
             if self.reading.take(event):
                 self.state_dirty = True
             if not isinstance(event, Standing):  # the state carries it
                 topic = f"{self.settings.base_topic}/event/{event_name(event)}"
-                payload = json.dumps(event_payload(event, round(self.clock(), 3)), separators=(",", ":"),
-                                     ensure_ascii=False)
+                when = round(self.clock() if at is None else at, 3)
+                payload = json.dumps(event_payload(event, when), separators=(",", ":"), ensure_ascii=False)
                 if len(self.pending) >= self.pending_limit:
                     self.pending.popleft()
                     self.dropped += 1
@@ -246,14 +264,27 @@ class MqttPublisher:
             if self.connected:
                 self._send()
 
+    __call__ = publish
+
+    def box_online(self, up: bool) -> None:
+        """The box's socket was reached (True) or went away (False): availability follows."""
+        with self.lock:
+            self.box_up = up
+            if self.connected and self.client is not None:
+                self.client.publish(f"{self.settings.base_topic}/availability", ONLINE if up else OFFLINE,
+                                    qos=1, retain=True)
+                self._send()
+            self.changed.notify_all()
+
     def _send(self) -> None:
-        """Publish the pending events and a changed state (the lock held, connected)."""
+        """Publish the pending events and a changed state (the lock held, connected); the state only
+        while the box is followed (before, this process knows nothing of it)."""
         client = self.client
         assert client is not None
         while self.pending:
             topic, payload = self.pending.popleft()
             client.publish(topic, payload, qos=1)
-        if self.state_dirty:
+        if self.state_dirty and self.box_up:
             self.state_dirty = False
             state = json.dumps(self.reading.document(), separators=(",", ":"), ensure_ascii=False)
             client.publish(f"{self.settings.base_topic}/state", state, qos=1, retain=True)
@@ -295,7 +326,8 @@ class MqttPublisher:
                 self._say(f"MQTT: {self.settings.address} refused the box: {reason}; trying again", logging.WARNING)
                 return
             self.refused = ""
-            client.publish(f"{self.settings.base_topic}/availability", ONLINE, qos=1, retain=True)
+            if self.box_up:  # else "offline" stands: said when the box went, or the will
+                client.publish(f"{self.settings.base_topic}/availability", ONLINE, qos=1, retain=True)
             if self.settings.discovery:
                 for topic, config in discovery(self.settings, self.version).items():
                     client.publish(topic, json.dumps(config, separators=(",", ":")), qos=1, retain=True)
@@ -321,13 +353,18 @@ class MqttPublisher:
             log.log(level, "%s", line)
         self.changed.notify_all()
 
-    # ----- for the loop, the tests and the end ------------------------------------------------
+    # ----- for the bridge, the tests and the end ----------------------------------------------
 
     def status(self) -> str:
-        """One line for the phone's Box page: connected, or what is the matter; with the drops."""
+        """One line for the phone's Box page: connected, or what is the matter; with the losses."""
         with self.lock:
-            dropped = f" ({self.dropped} events dropped while it was away)" if self.dropped else ""
-            return self.line + dropped
+            lost = []
+            if self.dropped:
+                lost.append(f"{self.dropped} events dropped while it was away")
+            if self.missed:
+                lost.append(f"{self.missed} events missed from the box")
+            box = "" if self.box_up else "; the box is not running"
+            return self.line + box + (f" ({'; '.join(lost)})" if lost else "")
 
     def wait(self, condition: Callable[[MqttPublisher], bool], timeout: float) -> bool:
         """Wait until `condition(self)` holds after a change of connection; False on time-out."""
@@ -365,13 +402,332 @@ def package_version() -> str:
         return "unknown"
 
 
-def attach(bus: EventBus, settings: MqttConfig) -> MqttPublisher:
-    """Start a publisher and subscribe it to `bus`: the composition root's one line."""
+EVENT_TYPES: dict[str, type] = {
+    "".join(f"-{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(kind.__name__)): kind
+    for kind in get_args(Event)
+}
+META = ("event", "seq", "run", "at")  # what box/phone.py adds to an event's fields
+
+
+def event_from_entry(entry: Any) -> Event:
+    """An event of the box's state dump (`as_json`'s form, numbered) as the event it was; ValueError
+    (one line) for anything else: the one codec of the events this process reads.
+
+    >>> event_from_entry({"event": "dice-rolled", "faces": [2, 3], "game": None, "seq": 4, "run": "ab"})
+    DiceRolled(faces=(2, 3), game=None)
+    >>> event_from_entry({"event": "dice-rolled", "faces": [2, 3]})
+    Traceback (most recent call last):
+    ...
+    ValueError: dice-rolled: fields game missing
+    """
+    if not isinstance(entry, dict) or entry.get("event") not in EVENT_TYPES:
+        raise ValueError(f"not an event of the box: {str(entry)[:60]}")
+    kind: Any = EVENT_TYPES[entry["event"]]
+    fields = {key: value for key, value in entry.items() if key not in META}
+    missing, extra = set(kind._fields) - set(fields), set(fields) - set(kind._fields)
+    if missing or extra:
+        said = [f"fields {', '.join(sorted(missing))} missing"] if missing else []
+        said += [f"unknown fields {', '.join(sorted(extra))}"] if extra else []
+        raise ValueError(f"{entry['event']}: {'; '.join(said)}"[:120])
+    event: Event = kind(**{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()})
+    return event
+
+
+class Window:
+    """Which events of the box's window (the state dump's `events`) are new: each taken once, by its
+    run (a start of the box) and number; the ones that left the window unseen are counted (`missed`).
+
+    A fresh process publishes what the window holds of the last `catch_up` seconds (the box's start,
+    a script's first moves) and takes the older events as already told.
+
+    >>> window = Window(clock=lambda: 100.0)
+    >>> old, new = {"event": "storage-back", "seq": 1, "run": "a", "at": 1.0}, {"event": "storage-back", "seq": 2, "run": "a", "at": 99.0}
+    >>> [e["seq"] for e in window.new([old, new])], [e["seq"] for e in window.new([old, new])]
+    ([2], [])
+    >>> [e["seq"] for e in window.new([{**new, "seq": 5}])], window.missed
+    ([5], 2)
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time, catch_up: float = CATCH_UP):
+        self.clock, self.catch_up = clock, catch_up
+        self.run: str | None = None
+        self.seq = 0
+        self.missed = 0
+        self.standing: str | None = None
+        self.fresh = True
+
+    def new(self, events: Any) -> list[dict[str, Any]]:
+        """The entries of `events` not taken before, in order (a standing when it changed)."""
+        if not isinstance(events, list):
+            return []
+        taken, fresh = [], self.fresh
+        for entry in events:
+            if not isinstance(entry, dict):
+                continue
+            if entry.get("event") == "standing":
+                key = json.dumps({k: v for k, v in entry.items() if k not in META}, sort_keys=True)
+                if key != self.standing:
+                    self.standing = key
+                    taken.append(entry)
+                continue
+            run, seq = entry.get("run"), entry.get("seq")
+            if not isinstance(seq, int) or not isinstance(run, str):
+                continue
+            if run != self.run:  # the box started again (or this process did): its numbers begin anew
+                self.run, self.seq = run, seq - 1 if fresh else 0
+            if fresh and self.told_before(entry):
+                self.seq = max(self.seq, seq)
+                continue
+            if seq <= self.seq:
+                continue
+            self.missed += seq - self.seq - 1
+            self.seq = seq
+            taken.append(entry)
+        self.fresh = self.fresh and self.run is None
+        return taken
+
+    def told_before(self, entry: dict[str, Any]) -> bool:
+        """At the process's start, whether an event is older than `catch_up` (what an earlier
+        process of this kind would have published already)."""
+        at = entry.get("at")
+        return not isinstance(at, (int, float)) or self.clock() - at > self.catch_up
+
+    def newest(self) -> tuple[str | None, int]:
+        return self.run, self.seq
+
+
+class Bridge:
+    """The box's control socket to the broker: follow the box's state dumps, publish each new event
+    once, tell the box how MQTT is doing ("mqtt-status"). `acks`: a stream that hears "seen RUN SEQ"
+    after every dump (the simulator paces itself on it)."""
+
+    def __init__(self, publisher: MqttPublisher, path: Path, acks: IO[str] | None = None,
+                 retry: float = BOX_RETRY):
+        self.publisher, self.path, self.acks, self.retry = publisher, path, acks, retry
+        self.window = Window(clock=publisher.clock)
+        self.subscription: Subscription | None = None
+        self.stop = threading.Event()
+        self.reported: str | None = None  # the line the box last took
+        self.told = threading.Condition()
+
+    def run(self) -> None:
+        """Follow the box until `hang_up`: reconnected every `retry` seconds while it is away."""
+        reporter = threading.Thread(target=self.report_changes, name="mqtt-status", daemon=True)
+        reporter.start()
+        said_away = False
+        while not self.stop.is_set():
+            try:
+                self.subscription = ControlClient(self.path).subscribe()
+            except (OSError, ValueError) as problem:  # not running (yet), or refusing: try again
+                if not said_away:
+                    log.warning("MQTT: cannot reach the box at %s (%s); trying again", self.path, problem)
+                    said_away = True
+                self.stop.wait(self.retry)
+                continue
+            said_away = False
+            if self.stop.is_set():  # hung up while it was connecting
+                self.subscription.close()
+                break
+            self.publisher.box_online(True)
+            self.ack("subscribed")
+            try:
+                for state in self.subscription:
+                    self.take(state)
+            except (OSError, ValueError, KeyError, TypeError) as problem:
+                log.warning("MQTT: lost the box: %s", problem)
+            finally:
+                self.subscription.close()
+                self.subscription = None
+                self.publisher.box_online(False)
+            if not self.stop.is_set():
+                log.warning("MQTT: the box went away; trying again")
+                self.stop.wait(self.retry)
+        with self.publisher.changed:
+            self.publisher.changed.notify_all()
+        reporter.join(2)
+
+    def take(self, state: Any) -> None:
+        """One state dump: its new events to the broker."""
+        events = state.get("events") if isinstance(state, dict) else None
+        for entry in self.window.new(events):
+            try:
+                event = event_from_entry(entry)
+            except ValueError as problem:  # another version of the box: one line, the others go on
+                log.warning("MQTT: event not published: %s", problem)
+                continue
+            at = entry.get("at")
+            self.publisher.publish(event, at if isinstance(at, (int, float)) else None)
+        with self.publisher.changed:  # the lock's condition: the dump is taken (tests wait on it)
+            self.publisher.missed = self.window.missed
+            self.publisher.changed.notify_all()
+        run, seq = self.window.newest()
+        self.ack(f"seen {run} {seq}")
+
+    def ack(self, line: str) -> None:
+        if self.acks is not None:
+            try:
+                self.acks.write(line + "\n")
+                self.acks.flush()
+            except OSError as problem:  # the box beside it ended first
+                log.debug("MQTT: no one hears the acks: %s", problem)
+                self.acks = None
+
+    def report_changes(self) -> None:
+        """Tell the box the status line whenever it changes (the Box page shows it)."""
+        while not self.stop.is_set():
+            line = self.publisher.status()
+            if line != self.reported and self.publisher.box_up:
+                try:
+                    told = "".join(c if c.isprintable() else " " for c in line)[:STATUS_LINE]
+                    ControlClient(self.path).request("mqtt-status", line=told)
+                    with self.told:
+                        self.reported = line
+                        self.told.notify_all()
+                except (OSError, ValueError) as problem:
+                    log.debug("MQTT: status not told to the box: %s", problem)
+            with self.publisher.changed:
+                self.publisher.changed.wait(REPORT_EVERY)
+
+    def wait_told(self, condition: Callable[[str], bool], timeout: float) -> bool:
+        """Wait until the box took a status line that meets `condition`; False on time-out."""
+        with self.told:
+            return self.told.wait_for(lambda: self.reported is not None and condition(self.reported), timeout)
+
+    def hang_up(self) -> None:
+        """End `run` (from a signal handler too): the subscription is cut, no new one is made."""
+        self.stop.set()
+        subscription = self.subscription
+        if subscription is not None:
+            subscription.connection.shutdown(socket.SHUT_RDWR)  # the blocked read ends
+
+
+def main(settings: MqttConfig, path: Path, acks: IO[str] | None = None) -> int:
+    """`gravebox mqtt`: publish the box's events until SIGTERM or SIGINT; then say goodbye."""
+    import signal
+
     publisher = MqttPublisher(settings).start()
-    bus.subscribe("mqtt", publisher)
-    return publisher
+    bridge = Bridge(publisher, path, acks)
+
+    def stop(*_: object) -> None:
+        try:
+            bridge.hang_up()
+        except OSError as problem:  # the connection was going anyway
+            log.debug("MQTT: hang-up: %s", problem)
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, stop)
+    try:
+        bridge.run()
+    finally:
+        publisher.close()
+        line = publisher.status()
+        log.info("%s", line)
+        if acks is not None:
+            bridge.ack(f"status {line}")
+    return 0
 
 
-def publisher_on(bus: EventBus) -> MqttPublisher | None:
-    """The MQTT publisher following `bus`, if any (the simulator closes it at the end)."""
-    return next((s.handler for s in bus.subscriptions if isinstance(s.handler, MqttPublisher)), None)
+# ----- beside a box of another process: `gravebox run --mqtt` and `gravebox sim --mqtt` -------------
+
+START_WAIT = 15.0  # seconds the child process has to follow the box
+PACE_WAIT = 10.0  # seconds a simulated box waits for the child to take its events, at most
+
+
+class MqttChild:
+    """`gravebox mqtt` as a child process following the control socket at `path` (`options`: its
+    --config and --mqtt). With `acks` it tells what it has taken, so that a box on virtual time
+    can wait for it (`wait_seen`), and its last status line (`stop` returns it)."""
+
+    def __init__(self, path: Path, options: list[str], acks: bool = False):
+        self.path, self.options, self.acks = path, options, acks
+        self.process: subprocess.Popen[str] | None = None
+        self.seen: tuple[str | None, int] = (None, 0)
+        self.subscribed = False
+        self.ended = False
+        self.last_line: str | None = None
+        self.heard = threading.Condition()
+        self.reader: threading.Thread | None = None
+
+    def start(self) -> MqttChild:
+        import os
+        import sys
+
+        home = str(Path(__file__).resolve().parent.parent)  # the same box code as this process
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (home, os.environ.get("PYTHONPATH"))))}
+        command = [sys.executable, "-m", "box", "mqtt", "--socket", str(self.path), *self.options]
+        if self.acks:
+            command.append("--acks")
+        self.process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE if self.acks else None, text=True)
+        if self.acks:
+            self.reader = threading.Thread(target=self.hear, name="mqtt-child", daemon=True)
+            self.reader.start()
+        return self
+
+    def hear(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            word, _, rest = line.rstrip("\n").partition(" ")
+            with self.heard:
+                if word == "subscribed":
+                    self.subscribed = True
+                elif word == "seen":
+                    run, _, seq = rest.partition(" ")
+                    self.seen = (run, int(seq)) if seq.isdigit() else self.seen
+                elif word == "status":
+                    self.last_line = rest
+                self.heard.notify_all()
+        with self.heard:
+            self.ended = True
+            self.heard.notify_all()
+
+    def wait_subscribed(self, timeout: float = START_WAIT) -> bool:
+        with self.heard:
+            return self.heard.wait_for(lambda: self.subscribed or self.ended, timeout) and self.subscribed
+
+    def wait_seen(self, run: str, seq: int, timeout: float = PACE_WAIT) -> bool:
+        """Wait until the child has taken event `seq` of `run` (False: it ended, or `timeout`)."""
+        def taken() -> bool:
+            return self.seen[0] == run and self.seen[1] >= seq
+
+        with self.heard:
+            self.heard.wait_for(lambda: self.ended or taken(), timeout)
+            return taken()
+
+    def stop(self, timeout: float = CLOSE_WAIT * 2) -> str | None:
+        """SIGTERM: the child says goodbye to the broker and ends; its last status line."""
+        process = self.process
+        if process is None:
+            return None
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            log.warning("MQTT: the MQTT process did not end; killed")
+            process.kill()
+            process.wait(timeout)
+        if self.reader is not None:
+            self.reader.join(timeout)
+        return self.last_line
+
+
+class PacedControl(ControlServer):
+    """The simulator's control socket with `--mqtt`: on virtual time a script outruns any follower,
+    so each state dump waits (at most `PACE_WAIT`) until the MQTT child has taken the events that
+    would otherwise leave the window before it reads them."""
+
+    def __init__(self, path: Path, child: MqttChild, margin: int = 10):
+        super().__init__(path, lambda command: None)
+        self.child, self.margin = child, margin
+        self.newest: tuple[str, int] | None = None  # the newest numbered event published
+
+    def publish(self, state: dict[str, Any]) -> None:
+        super().publish(state)
+        numbered = [e for e in state.get("events") or () if isinstance(e, dict) and isinstance(e.get("seq"), int)]
+        if numbered:
+            self.newest = (str(numbered[-1]["run"]), numbered[-1]["seq"])
+            if not self.child.ended:
+                self.child.wait_seen(self.newest[0], self.newest[1] - self.margin)
+
+    def all_taken(self) -> bool:
+        """Wait until the child has taken every event published (False: it did not, in time)."""
+        return self.newest is None or self.child.wait_seen(*self.newest)

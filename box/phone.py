@@ -20,7 +20,9 @@ True
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -398,7 +400,10 @@ class PhoneLink:
     """A subscriber of the box's events for the phone page: the newest few, sent with the state.
 
     The loop publishes them with each state it sends the page (`recent`); a new event wakes the
-    loop (`wake`), so the page hears of it at once.
+    loop (`wake`), so the page hears of it at once. Each is numbered (`seq`, from 1, with the
+    link's `run`, new at every start of the box) and stamped (`at`, UNIX time), so a follower that
+    skips a dump (the MQTT process, box/mqtt.py) takes each event once and counts what it missed.
+    Of the standings only the newest is kept, unnumbered: it is state, and would crowd out the moments.
     """
 
     KEPT = 20
@@ -406,9 +411,16 @@ class PhoneLink:
     def __init__(self, wake: Callable[[], None]):
         self.wake = wake
         self.recent: deque[dict[str, Any]] = deque(maxlen=self.KEPT)
+        self.run = os.urandom(4).hex()
+        self.numbered = 0
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, Standing):  # the page has the whole state: a standing would crowd out the moments
-            return
-        self.recent.append(as_json(event))
+        entry = {**as_json(event), "at": round(time.time(), 3), "run": self.run}
+        if isinstance(event, Standing):
+            for kept in [kept for kept in self.recent if kept["event"] == "standing"]:
+                self.recent.remove(kept)
+        else:
+            self.numbered += 1
+            entry["seq"] = self.numbered
+        self.recent.append(entry)
         self.wake()

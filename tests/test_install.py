@@ -172,11 +172,28 @@ def test_install_writes_the_box_for_the_detected_model(tmp_path: Path, model: st
     assert "systemctl restart" not in out, "no start before the reboot that brings I2C and the UARTs"
 
 
-def unit_files(repo: Path) -> list[str]:
-    """The unit files install.sh installs and enables: gravebox.service first, then the rest."""
+def unit_files(repo: Path, mqtt: bool = False) -> list[str]:
+    """The unit files install.sh installs and enables: gravebox.service first, then the rest (the
+    MQTT process's only while the settings have [mqtt])."""
     others = sorted(p.name for p in (repo / "systemd").iterdir() if p.suffix in (".service", ".socket", ".timer"))
     others.remove("gravebox.service")
+    if not mqtt:
+        others.remove("gravebox-mqtt.service")
     return ["gravebox.service", *others]
+
+
+def test_the_mqtt_unit_is_installed_always_and_enabled_only_with_an_mqtt_table(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi5")
+    ok(INSTALL, "--root", root)
+    assert (root / "etc/systemd/system/gravebox-mqtt.service").read_bytes() == (
+        REPO / "systemd/gravebox-mqtt.service").read_bytes()
+    assert not (root / "etc/systemd/system/gravebox.service.d").exists()  # the box keeps no network
+    config = root / "etc/gravebox/config.toml"
+    config.write_text(config.read_text() + '\n[mqtt]\nhost = "broker.home"\n')
+    out = ok(INSTALL, "--root", root)
+    enabled = next(line for line in out.splitlines() if line.startswith("would run: systemctl enable"))
+    assert enabled.split()[4:] == unit_files(REPO, mqtt=True)
+    assert "would run: systemctl restart " + " ".join(unit_files(REPO, mqtt=True)) in out
 
 
 @pytest.mark.parametrize(("model", "release"), [("pi5", "trixie"), ("pi4", "bookworm"), ("zero2w", "trixie")])

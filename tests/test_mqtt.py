@@ -1,5 +1,8 @@
 """The box's events on a real MQTT broker: Debian's mosquitto on a loopback port (./run-tests
-installs it with scripts/test-packages.sh; these tests skip only where it is not installed)."""
+installs it with scripts/test-packages.sh; these tests skip only where it is not installed).
+
+The MQTT process (`gravebox mqtt`, box/mqtt.py) follows a real box's control socket: as a child
+process, or its `Bridge` on a thread of the test beside a simulated box."""
 
 from __future__ import annotations
 
@@ -19,9 +22,9 @@ import pytest
 
 from box.cli import main
 from box.config import MqttConfig, load_config
+from box.control import ControlServer
 from box.events import DiceRolled, GameOver, GameStarted, StorageFailed
-from box.mqtt import TRIGGERS, MqttPublisher, discovery, publisher_on
-from box.sim.script import ScriptRunner, parse_script
+from box.mqtt import TRIGGERS, Bridge, MqttPublisher, discovery
 from box.sim.world import SimulatedBox
 
 mqtt = pytest.importorskip("paho.mqtt.client")
@@ -128,10 +131,36 @@ def settings(port: int, base: str, **more: object) -> MqttConfig:
     return MqttConfig("127.0.0.1", port, base_topic=base, **more)  # type: ignore[arg-type]
 
 
-def play(world: SimulatedBox, path: Path, lines: slice = slice(None)) -> None:
-    text = "\n".join(path.read_text().splitlines()[lines])
-    ScriptRunner(world, str(path)).run(parse_script(text, str(path)))
-    assert world.bus.flush()
+class Beside:
+    """A simulated box with its control socket, and the MQTT process's `Bridge` following it on a thread."""
+
+    def __init__(self, folder: Path, mqtt_settings: MqttConfig, decks: Path | None = None):
+        self.control = ControlServer(folder / "run" / "control.sock", lambda command: None)
+        self.control.start()
+        self.world = SimulatedBox(folder / "state", decks_dir=decks, control=self.control, mqtt=mqtt_settings)
+        self.publisher = MqttPublisher(mqtt_settings).start()
+        self.bridge = Bridge(self.publisher, self.control.path, retry=0.05)
+        self.thread = threading.Thread(target=self.bridge.run, daemon=True)
+        self.thread.start()
+        assert self.publisher.wait(lambda p: p.box_up, WAIT)
+
+    def settle(self) -> None:
+        """The box's events to the bridge: the phone link has them, a pass publishes the dump, the bridge takes it."""
+        assert self.world.bus.flush()
+        self.world.advance(0.0)
+        link = self.world.loop.link
+        numbered = [e for e in link.recent if "seq" in e] if link is not None else []
+        if numbered:
+            with self.publisher.changed:
+                assert self.publisher.changed.wait_for(
+                    lambda: self.bridge.window.newest() == (numbered[-1]["run"], numbered[-1]["seq"]), WAIT)
+
+    def close(self) -> None:
+        self.bridge.hang_up()
+        self.thread.join(WAIT)
+        self.publisher.close()
+        self.world.close()
+        self.control.stop()
 
 
 def test_a_scripted_game_in_the_simulator_publishes_the_documented_topics(
@@ -216,28 +245,36 @@ def test_discovery_configs_follow_home_assistants_documented_schema(broker: Brok
     publisher.close()
 
 
-def test_the_last_will_tells_the_house_the_box_is_gone(broker: Broker, tmp_path: Path) -> None:
-    program = f"""
-import sys, threading
-from box.config import MqttConfig
-from box.mqtt import MqttPublisher
-publisher = MqttPublisher(MqttConfig("127.0.0.1", {broker.port}, base_topic="test/will")).start()
-assert publisher.wait(lambda p: p.connected, 15)
-print("up", flush=True)
-threading.Event().wait(60)
-"""
+def test_availability_follows_the_box_and_the_last_will_tells_the_house_the_process_is_gone(
+    broker: Broker, tmp_path: Path
+) -> None:
+    control = ControlServer(tmp_path / "run" / "control.sock", lambda command: None)
+    control.start()
     watcher = Watcher(broker.port, "test/will/availability")
-    box = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True,
-                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    command = [sys.executable, "-m", "box", "mqtt", "--socket", str(control.path), "--mqtt",
+               f"127.0.0.1:{broker.port}", "--config", str(tmp_path / "none.toml"), "--acks"]
+    config = tmp_path / "none.toml"
+    config.write_text('[mqtt]\nhost = "nowhere.invalid"\nbase_topic = "test/will"\n', encoding="utf-8")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
     try:
-        assert box.stdout is not None and box.stdout.readline().strip() == "up"
+        assert process.stdout is not None and process.stdout.readline().strip() == "subscribed"
+        control.publish({"events": []})
+        assert process.stdout.readline().startswith("seen")
         watcher.wait_for(lambda seen: ("test/will/availability", "online", False) in seen)
-        box.send_signal(signal.SIGKILL)  # a power cut: no goodbye
+        control.stop()  # the box stops: the house hears it at once
+        watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "offline"))
+        control = ControlServer(control.path, lambda command: None)
+        control.start()  # and back
+        assert process.stdout.readline().strip() == "subscribed"
+        watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "online"))
+        process.send_signal(signal.SIGKILL)  # a power cut: no goodbye, the broker gives the will
         watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "offline"))
     finally:
-        box.kill()
-        box.wait(WAIT)
+        process.kill()
+        process.wait(WAIT)
         watcher.stop()
+        control.stop()
 
 
 def test_a_broker_restart_in_the_middle_of_a_game(tmp_path: Path) -> None:
@@ -245,13 +282,12 @@ def test_a_broker_restart_in_the_middle_of_a_game(tmp_path: Path) -> None:
         pytest.skip("mosquitto is not installed (scripts/test-packages.sh installs it)")
     broker = Broker(tmp_path)
     broker.start()
-    world = SimulatedBox(tmp_path / "state", decks_dir=SCENARIOS / "dead-set" / "decks",
-                         mqtt=settings(broker.port, "test/restart"))
-    publisher = publisher_on(world.bus)
+    beside = Beside(tmp_path, settings(broker.port, "test/restart"), decks=SCENARIOS / "dead-set" / "decks")
+    world, publisher = beside.world, beside.publisher
     try:
-        assert publisher is not None and publisher.wait(lambda p: p.connected, WAIT)
+        assert publisher.wait(lambda p: p.connected, WAIT)
         world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
-        assert world.bus.flush()
+        beside.settle()
         watcher = Watcher(broker.port, "test/restart/state")
         watcher.wait_for(lambda seen: bool(seen) and '"game":"dead-set"' in seen[-1][1])
         watcher.stop()
@@ -260,8 +296,12 @@ def test_a_broker_restart_in_the_middle_of_a_game(tmp_path: Path) -> None:
         assert publisher.wait(lambda p: not p.connected and "trying again" in p.line, WAIT)
         world.box.card_placed("left", world.uid_for("ds70"), world.now)
         world.box.publish(DiceRolled((2, 3), game=None))
-        assert world.bus.flush() and world.bus.stats()["mqtt"]["dropped"] == 0
-        assert "trying again" in world.loop.mqtt_status()  # type: ignore[misc]  # the Box page's line
+        beside.settle()
+        assert publisher.missed == 0 and publisher.dropped == 0
+        assert beside.bridge.wait_told(lambda line: "trying again" in line, WAIT)
+        world.advance(0.0)
+        assert "trying again" in (world.loop.mqtt_status or str)()  # the Box page's line, in the box's dump
+        assert "trying again" in json.loads(beside.control.latest or b"{}")["state"]["mqtt"]
 
         broker.start()  # back: paho reconnects with its backoff; the state is the newest
         assert publisher.wait(lambda p: p.connections == 2, WAIT)
@@ -272,10 +312,25 @@ def test_a_broker_restart_in_the_middle_of_a_game(tmp_path: Path) -> None:
         assert "connected" in publisher.status()
         watcher.stop()
     finally:
-        world.close()
-        if publisher is not None:
-            publisher.close()
+        beside.close()
         broker.stop()
+
+
+def test_a_power_cut_of_the_box_and_its_events_after_it(broker: Broker, tmp_path: Path) -> None:
+    beside = Beside(tmp_path, settings(broker.port, "test/cut"), decks=SCENARIOS / "dead-set" / "decks")
+    watcher = Watcher(broker.port, "test/cut/event/#")
+    try:
+        beside.world.box.lobby.start_game("dead-set", beside.world.now, names=["Ann", "Bob"])
+        beside.settle()
+        beside.world.restart()  # a new run of the box: its events are numbered from 1 again
+        beside.world.box.publish(DiceRolled((1, 1), game=None))
+        beside.settle()
+        seen = watcher.wait_for(lambda seen: any(topic.endswith("dice-rolled") for topic, _, _ in seen))
+        assert [topic.rsplit("/", 1)[1] for topic, _, _ in seen].count("game-started") == 1
+        assert beside.publisher.missed == 0
+    finally:
+        watcher.stop()
+        beside.close()
 
 
 def test_a_user_and_password_and_never_the_password_in_the_log(
@@ -341,18 +396,44 @@ STARTS = """
 import sys, tempfile, time
 from pathlib import Path
 from box.app import assemble
+from box.config import MqttConfig
 from box.pinmap import load_pinmap
 from box.service import Settings
-app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True)
+app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True,
+               mqtt=MqttConfig("127.0.0.1", 1883))
 app.loop.process(time.monotonic())
+print(app.loop.mqtt_status())
 print(" ".join(sorted(sys.modules)))
 app.close()
 """
 
 
-def test_with_mqtt_off_the_box_loads_nothing_of_it() -> None:
+def test_with_mqtt_on_the_box_loads_nothing_of_it() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
     run = subprocess.run([sys.executable, "-c", STARTS], env=env, capture_output=True, text=True, check=True,
                          timeout=60)
-    modules = set(run.stdout.split())
-    assert "box.app" in modules and not {"box.mqtt", "paho", "paho.mqtt.client", "ssl"} & modules
+    status, modules = run.stdout.split("\n", 1)
+    assert "has not reported" in status  # the Box page's line until the MQTT process speaks
+    assert "box.app" in modules.split() and not {"box.mqtt", "paho", "paho.mqtt.client", "ssl"} & set(modules.split())
+
+
+def test_gravebox_run_with_mqtt_starts_the_mqtt_process_beside_the_box(broker: Broker, tmp_path: Path) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    config = tmp_path / "config.toml"
+    config.write_text('[mqtt]\nhost = "nowhere.invalid"\nbase_topic = "test/run"\n', encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), "GRAVEBOX_RUNTIME": str(runtime)}
+    watcher = Watcher(broker.port, "test/run/#")
+    box = subprocess.Popen([sys.executable, "-m", "box", "run", "--fake", "--state-dir", str(tmp_path / "state"),
+                            "--config", str(config), "--mqtt", f"127.0.0.1:{broker.port}"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        watcher.wait_for(lambda seen: ("test/run/availability", "online", False) in seen)
+        watcher.wait_for(lambda seen: any(topic == "test/run/state" for topic, _, _ in seen))
+        box.terminate()  # the box stops its MQTT process, which says goodbye
+        assert box.wait(WAIT) == 0
+        watcher.wait_for(lambda seen: seen[-1][:2] == ("test/run/availability", "offline"))
+    finally:
+        box.kill()
+        box.wait(WAIT)
+        watcher.stop()

@@ -70,3 +70,12 @@ def test_a_bad_mqtt_option_on_the_command_line_is_one_line_and_exit_2(capsys: py
     assert main(["sim", "--script", str(script), "--config", "/nonexistent.toml", "--mqtt", "no-port"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("gravebox: --mqtt: must be HOST:PORT")
+
+
+def test_gravebox_mqtt_without_a_broker_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mqtt", "--config", "/nonexistent.toml"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("gravebox: mqtt: no broker: the settings have no [mqtt] table")
+    assert main(["mqtt", "--config", "/nonexistent.toml", "--mqtt", "nowhere"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("gravebox: --mqtt: must be HOST:PORT")
