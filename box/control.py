@@ -55,6 +55,7 @@ log = logging.getLogger(__name__)
 SOCKET_NAME = "control.sock"
 SYSTEM_RUNTIME = Path("/run/gravebox")
 MAX_LINE = 64 * 1024  # a command is small; a longer line is refused and the connection closed
+STATE_LINE = 64 * MAX_LINE  # the most a subscriber reads as one state dump (a ten-player game is far less)
 MAX_CLIENTS = 16
 RESERVED = 2  # of those, the connections only the box's own user (the phone page's service) may take
 MAX_SUBSCRIBERS = 4

@@ -12,7 +12,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from box.control import MAX_LINE
+from box.control import MAX_LINE, STATE_LINE
 from box.socket_trust import Trust
 
 
@@ -76,11 +76,17 @@ class Subscription:
         return self
 
     def __next__(self) -> dict[str, Any]:
-        line = self.lines.readline()
+        """The next dump; a line longer than STATE_LINE, or one that is no dump, is a ValueError."""
+        line = self.lines.readline(STATE_LINE + 1)
         if not line:
             self.close()
             raise StopIteration
-        return json.loads(line)["state"]
+        if len(line) > STATE_LINE:
+            raise ValueError(f"the box sent a state line over {STATE_LINE} bytes")
+        data = json.loads(line)
+        if not isinstance(data, dict) or not isinstance(data.get("state"), dict):
+            raise ValueError("the box sent a line that is no state")
+        return data["state"]
 
     def close(self) -> None:
         self.lines.close()

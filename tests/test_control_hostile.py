@@ -15,6 +15,7 @@ import pwd
 import queue
 import socket
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,12 +30,13 @@ from box.control import (
     MAX_CLIENTS,
     MAX_SUBSCRIBERS,
     RESERVED,
+    STATE_LINE,
     ControlCommand,
     ControlServer,
     decode_line,
     runtime_directory,
 )
-from box.control_client import ControlClient
+from box.control_client import ControlClient, Subscription
 from box.socket_trust import Trust, Untrusted
 
 
@@ -308,3 +310,21 @@ def test_the_server_answers_any_bytes_line_by_line_and_stays_up(server, chunks: 
         command = inbox.get()
         assert command is None or command.name in control_module.COMMANDS
     assert ControlClient(control.path).request("state")["ok"] is True
+
+
+@pytest.mark.parametrize(
+    "sent, reason",
+    [
+        (b'{"state": "' + b"x" * STATE_LINE + b'"}\n', "over"),
+        (b'["a", "list"]\n', "no state"),
+        (b"not json\n", "Expecting value"),
+    ],
+)
+def test_a_subscriber_judges_each_state_line_before_it_is_used(sent: bytes, reason: str) -> None:
+    box_end, page_end = socket.socketpair()
+    with box_end:
+        subscription = Subscription(page_end, page_end.makefile("rb"))
+        threading.Thread(target=box_end.sendall, args=(sent,), daemon=True).start()
+        with pytest.raises(ValueError, match=reason):
+            next(subscription)
+        subscription.close()

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from box.control import MAX_LINE
+from box.control import STATE_LINE
 from box.control_client import open_box_connection
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class BoxLink:
         while True:
             writer = None
             try:
-                reader, writer = await open_box_connection(self.path, limit=MAX_LINE * 64)
+                reader, writer = await open_box_connection(self.path, limit=STATE_LINE)
                 writer.write(b'{"cmd": "subscribe"}\n')
                 await writer.drain()
                 if not json.loads(await reader.readline() or b"{}").get("ok"):
