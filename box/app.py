@@ -18,7 +18,7 @@ from box.cards import Deck
 from box.events import EventBus
 from box.games import load_decks
 from box.hardware import Parts, open_parts
-from box.history import HISTORY_FILE, History
+from box.history import HISTORY_FILE, History, journaled_seats
 from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
 from box.pinmap import PinMap
@@ -129,7 +129,7 @@ def assemble(
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
-            bus.subscribe("history", History(state_dir / HISTORY_FILE))
+            bus.subscribe("history", History(state_dir / HISTORY_FILE, seats=journaled_seats(journal)))
         publisher = None
         if mqtt is not None and root is None:  # paho is imported only here, only when the settings ask for it
             from box.mqtt import attach, publisher_on

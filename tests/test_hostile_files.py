@@ -544,7 +544,7 @@ def test_a_roster_its_loader_would_refuse_is_not_saved_and_the_game_goes_on(tmp_
 
     box = make_box(tmp_path)
     box.seating.remember(("Bartholomew Smithers", "Ann"), 1.0)  # a name from a tag, longer than the rule
-    assert box.dump(1.0)["notice"].startswith("Names not saved: names: a player's name has at most 16")
+    assert box.dump(1.0)["notice"].startswith("Names not saved: players[1]: a player's name has at most 16")
     assert not (tmp_path / ROSTER_FILE).exists()
 
 
