@@ -129,7 +129,7 @@ def assemble(
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
-            bus.subscribe("history", History(state_dir / HISTORY_FILE, seats=journaled_seats(journal)))
+            bus.subscribe("history", History(state_dir / HISTORY_FILE, seats=journaled_seats(state_dir / JOURNAL_FILE)))
         publisher = None
         if mqtt is not None and root is None:  # paho is imported only here, only when the settings ask for it
             from box.mqtt import attach, publisher_on

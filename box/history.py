@@ -23,16 +23,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from box.events import Event, GameOver
 from box.games import rules_for
-
-if TYPE_CHECKING:
-    from box.journal import Journal
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +60,8 @@ Seats = Callable[[int], Sequence[str | None] | None]
 
 class History:
     """The subscriber: appends a line for every game that ends. `seats`: each seat's player id of the
-    journal's game of that number (the journal's "seats.<number>", `journaled_seats`), None when unknown."""
+    journal's game of that number (the journal's "seats.<number>", `journaled_seats`), None when unknown;
+    called on the subscriber's thread."""
 
     def __init__(
         self,
@@ -77,16 +77,28 @@ class History:
                 {"key": figure.key, "label": figure.label, "adds": figure.adds} for figure in rules_for(event.game).figures
             )
             figures = {player: dict(row) for player, row in event.figures.items()}
-            ids = tuple(self.seats(event.number) or ())
+            ids = tuple(item if isinstance(item, str) else None for item in self.seats(event.number) or ())
             append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
                                      self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else ()))
 
 
-def journaled_seats(journal: Journal) -> Seats:
-    """`History`'s `seats` from the journal: the ids the lobby kept when the game started."""
+def journaled_seats(journal: Path) -> Seats:
+    """`History`'s `seats` read from the journal file (the lobby keeps them as a game starts): a short
+    read-only look of its own, as the subscriber's thread may not use the loop's connection. None
+    when the journal cannot say (logged): the line goes without ids."""
     from box.roster import SEATS
 
-    return lambda number: journal.get(f"{SEATS}{number}", None, kind=list)
+    def seats(number: int) -> list[str | None] | None:
+        try:
+            with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)) as db:
+                row = db.execute("SELECT value FROM box WHERE key = ?", (f"{SEATS}{number}",)).fetchone()
+            found = json.loads(row[0]) if row is not None else None
+        except (sqlite3.Error, ValueError, OSError) as problem:
+            log.warning("game %d's seat ids not read: %s", number, problem)
+            return None
+        return found if isinstance(found, list) else None
+
+    return seats
 
 
 def append(path: Path, played: Played) -> None:

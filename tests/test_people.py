@@ -108,17 +108,21 @@ def test_history_lines_carry_the_seat_ids_and_older_lines_still_read(tmp_path: P
     old = {"number": 1, "game": "dead-set", "title": "Dead Set", "players": ["Bo", "Cid"], "winners": ["Bo"],
            "figures": {}, "ended": "2026-11-30 20:00", "actions": 9, "declared": []}
     path.write_text(json.dumps(old) + "\n")
-    journal = Journal(":memory:")
+    journal = Journal(tmp_path / "journal.db")
     journal.put(f"{SEATS}2", ["a1b2c3", None])
-    History(path, clock=lambda: "2026-12-01 21:00", seats=journaled_seats(journal))(
+    seats = journaled_seats(tmp_path / "journal.db")  # read on the subscriber's thread: a connection of its own
+    History(path, clock=lambda: "2026-12-01 21:00", seats=seats)(
         GameOver("dead-set", "Dead Set", ("Bob", "P2"), ("Bob",), {}, 2, 12)
     )
-    History(path, seats=journaled_seats(journal))(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), (), {}, 3, 5))
+    History(path, seats=seats)(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), (), {}, 3, 5))
+    journal.close()
+    History(path, seats=journaled_seats(tmp_path / "none.db"))(GameOver("dead-set", "Dead Set", ("Cid",), (), {}, 4, 1))
     lines = read_history(path)
     assert [(line.players, line.ids) for line in lines] == [
         (("Bo", "Cid"), ()),  # before players had ids
         (("Bob", "P2"), ("a1b2c3", None)),
         (("Ann", "Bob"), ()),  # a game the journal kept no seats for
+        (("Cid",), ()),  # a journal that cannot be read: the line goes without ids
     ]
 
 
