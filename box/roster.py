@@ -25,7 +25,7 @@ ValueError: names: 'ann' is there twice
 
 from __future__ import annotations
 
-import hashlib
+import binascii
 import json
 import logging
 import re
@@ -89,7 +89,7 @@ def person_id(name: str, taken: Iterable[str] = ()) -> str:
     salt = 0
     while True:
         seed = name.casefold() if not salt else f"{name.casefold()}#{salt}"
-        made = hashlib.blake2s(seed.encode(), digest_size=3).hexdigest()
+        made = f"{binascii.crc32(seed.encode()) & 0xFFFFFF:06x}"  # not hashlib: OpenSSL at the box's start
         if made not in used:
             return made
         salt += 1
