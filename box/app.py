@@ -18,7 +18,7 @@ from box.cards import Deck
 from box.events import EventBus
 from box.games import load_decks
 from box.hardware import Parts, open_parts
-from box.history import HISTORY_FILE, History
+from box.history import HISTORY_FILE, History, journaled_seats
 from box.journal import Journal, make_state_directory
 from box.loop import BoxLoop
 from box.pinmap import PinMap
@@ -126,7 +126,7 @@ def assemble(
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
-            bus.subscribe("history", History(state_dir / HISTORY_FILE))
+            bus.subscribe("history", History(state_dir / HISTORY_FILE, seats=journaled_seats(state_dir / JOURNAL_FILE)))
         box = Box(
             journal,
             tags,

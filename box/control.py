@@ -76,6 +76,7 @@ COMMANDS: dict[str, dict[str, type]] = {
     "enrol-player": {"name": str},  # the next tag becomes this roster name's player token
     "enrol-stop": {},
     "roster-changed": {},  # roster.json was replaced: read it again
+    "merge": {"player": str, "into": str},  # the roster's player of id `player` becomes one with `into`'s
     "tags-changed": {},  # tags.csv was replaced (a restored backup): read it again
     "decks-changed": {},  # a deck file was replaced: load it again at the next game
     # a paired phone's hands on the box, each carried out as if pressed there:

@@ -2,18 +2,20 @@
 
 A subscriber of the box's events (box/events.py), registered by the composition root with one
 line: at each `GameOver` it appends the game's summary (the journal's number of the game, the
-game, its title, players, winners and each player's figures, and when it ended) to the file in
+game, its title, players, each seat's player id, winners and each player's figures, and when it ended) to the file in
 the state directory, with the figures as the game declares them (key, label, how they add up).
 The phone page reads these lines instead of replaying whole games. This
 module is the file's one codec: `append` writes a line, `read` reads the newest lines back,
-bounded in bytes whatever the history's size, and skips a line it cannot take (logged).
+bounded in bytes whatever the history's size, and skips a line it cannot take (logged). A line
+written before players had ids reads with none (`ids` empty).
 
 >>> import tempfile
 >>> from box.events import GameOver
 >>> path = Path(tempfile.mkdtemp()) / HISTORY_FILE
->>> History(path, clock=lambda: "2026-12-01 21:00")(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Ann",), {}, 3, 40))
->>> [(entry.number, entry.winners, entry.actions, entry.ended) for entry in read(path)]
-[(3, ('Ann',), 40, '2026-12-01 21:00')]
+>>> seats = {3: ["a1b2c3", None]}.get
+>>> History(path, clock=lambda: "2026-12-01 21:00", seats=seats)(GameOver("dead-set", "Dead Set", ("Ann", "P2"), ("Ann",), {}, 3, 40))
+>>> [(entry.number, entry.winners, entry.ids, entry.actions, entry.ended) for entry in read(path)]
+[(3, ('Ann',), ('a1b2c3', None), 40, '2026-12-01 21:00')]
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,13 +52,24 @@ class Played(NamedTuple):
     ended: str  # local time, "YYYY-MM-DD HH:MM"
     actions: int  # the actions in force when it ended: the page uses the line while the journal agrees
     declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
+    ids: tuple[str | None, ...] = ()  # each seat's player id (box/roster.py; None: a seat left as P3); () before ids
+
+
+Seats = Callable[[int], Sequence[str | None] | None]
 
 
 class History:
-    """The subscriber: appends a line for every game that ends."""
+    """The subscriber: appends a line for every game that ends. `seats`: each seat's player id of the
+    journal's game of that number (the journal's "seats.<number>", `journaled_seats`), None when unknown;
+    called on the subscriber's thread."""
 
-    def __init__(self, path: Path, clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M")):
-        self.path, self.clock = path, clock
+    def __init__(
+        self,
+        path: Path,
+        clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M"),
+        seats: Seats = lambda number: None,
+    ):
+        self.path, self.clock, self.seats = path, clock, seats
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, GameOver):
@@ -62,8 +77,28 @@ class History:
                 {"key": figure.key, "label": figure.label, "adds": figure.adds} for figure in rules_for(event.game).figures
             )
             figures = {player: dict(row) for player, row in event.figures.items()}
+            ids = tuple(item if isinstance(item, str) else None for item in self.seats(event.number) or ())
             append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
-                                     self.clock(), event.actions, declared))
+                                     self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else ()))
+
+
+def journaled_seats(journal: Path) -> Seats:
+    """`History`'s `seats` read from the journal file (the lobby keeps them as a game starts): a short
+    read-only look of its own, as the subscriber's thread may not use the loop's connection. None
+    when the journal cannot say (logged): the line goes without ids."""
+    from box.roster import SEATS
+
+    def seats(number: int) -> list[str | None] | None:
+        try:
+            with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)) as db:
+                row = db.execute("SELECT value FROM box WHERE key = ?", (f"{SEATS}{number}",)).fetchone()
+            found = json.loads(row[0]) if row is not None else None
+        except (sqlite3.Error, ValueError, OSError) as problem:
+            log.warning("game %d's seat ids not read: %s", number, problem)
+            return None
+        return found if isinstance(found, list) else None
+
+    return seats
 
 
 def append(path: Path, played: Played) -> None:
@@ -127,6 +162,12 @@ def decode(data: Any) -> Played:
         if isinstance(row, dict)
     }
     figures_declared = tuple({key: row[key] for key in ("key", "label", "adds")} for row in declared)
+    ids = data.get("ids", [])  # none in a line written before players had ids
+    if not isinstance(ids, list) or (ids and len(ids) != len(players)) or not all(
+        found is None or isinstance(found, str) for found in ids
+    ):
+        raise ValueError("ids of the wrong kind")
     return Played(
-        number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared
+        number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared,
+        tuple(ids),
     )

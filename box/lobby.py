@@ -31,7 +31,7 @@ from box.games.base import Option, Setup
 from box.games.kit import read_options
 from box.journal import Journal, StorageError
 from box.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
-from box.roster import STARTED, UPLOADED_DECKS
+from box.roster import SEATS, STARTED, UPLOADED_DECKS
 from box.screen import Host
 from box.session import GameSession
 
@@ -192,9 +192,10 @@ class Lobby:
             rules.new(Setup(tuple(names), values), deck)
         except ValueError as problem:
             raise GameStartError(str(problem)) from None
-        with self.journal.batch():  # the game, when it started (the page's history), its table: one write
+        with self.journal.batch():  # the game, when it started and who sat where (the page's history), its table: one write
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
             self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
+            self.journal.put(f"{SEATS}{record_id}", self.settings.roster.seat_ids(names))  # players by id: a rename keeps them
             self.journal.put(f"{TABLE}{game}", {"players": len(names), "names": names, "options": dict(values)})
             self.journal.put(LAST_GAME, game)
         record = self.journal.unfinished_game()

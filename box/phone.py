@@ -4,7 +4,8 @@ The control socket's threads (box/control.py) only put a `ControlCommand` in the
 loop's inbox; the Box takes it through its one door, like any input, and hands it to
 `Phone.carry_out`. A command is journaled (`phone` in the journal's box values: the
 last few, without the pairing code) before its effect; a storage fault or a command
-that no longer fits is refused with its reason, on the panel and to the page. Four
+that no longer fits is refused with its reason, on the panel and to the page. A phone also merges
+two players of the roster into one (`merge`: the box saves the roster and says so). Four
 screens serve the phone: where the page is (the box menu's *Phone page*: its address and a QR
 code), a pairing asked for on the box (the box menu's *Pair a phone*: only then does the page
 give a code to a phone that is not paired), the pairing code, and "tap the tag for ..." when the
@@ -34,7 +35,7 @@ from box.events import Event, Standing, as_json
 from box.game_screen import GameHost
 from box.games.base import Rejected, Step, View
 from box.messages import Refused
-from box.roster import PLAYER, ROSTER_FILE, Roster, player_name
+from box.roster import PLAYER, ROSTER_FILE, Roster, player_name, save_roster
 from box.roster import load_roster as read_roster
 from box.screen import BaseScreen, Card
 from box.tags import TAGS_FILE, TagMap, simulated_uid
@@ -257,6 +258,8 @@ class Phone:
             self.close(EnrolOne)
         elif name == "roster-changed":
             self.load_roster(now)
+        elif name == "merge":
+            self.merge(args["player"], args["into"], now)
         elif name == "tags-changed":
             self.reload_tags(now)
         elif name == "decks-changed":
@@ -383,6 +386,26 @@ class Phone:
             raise Refused("Roster unreadable: kept the old")
         self.settings.roster = roster
         self.host.say(f"Roster: {len(roster.names)} names", now)
+
+    def merge(self, player: str, into: str, now: float) -> None:
+        """Two players of the roster become one (`Roster.merged`): saved, then said on the panel;
+        Refused says why not (an id the roster does not have, a player into themselves, the storage)."""
+        roster = read_roster_file(self.settings) if self.settings.state_dir is not None else self.settings.roster
+        if roster is None:
+            raise Refused("Roster unreadable: not merged")
+        source, kept = roster.person(player), roster.person(into)
+        try:
+            merged = roster.merged(player, into)
+            if self.settings.state_dir is not None:
+                save_roster(merged, self.settings.state_dir / ROSTER_FILE)
+        except ValueError as problem:
+            raise Refused(f"Not merged: {problem}") from None
+        except OSError as problem:
+            log.error("roster not saved after a merge: %s", problem)
+            raise Refused(f"Not merged: roster not saved ({problem.strerror or problem})") from None
+        self.settings.roster = merged
+        assert source is not None and kept is not None  # `merged` refused any other
+        self.host.say(f"{source.name} merged into {kept.name}"[:40], now)
 
 
 def read_roster_file(settings: Settings) -> Roster | None:

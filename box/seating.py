@@ -213,7 +213,7 @@ class Seating:
         names = remembered(settings.known_names, seated)
         if names == settings.known_names:  # nothing new (a config file's names stay the config file's)
             return
-        settings.roster = replace(settings.roster, names=names)
+        settings.roster = settings.roster.with_names(names)  # a known name keeps its player (their id)
         if settings.state_dir is None:
             return
         try:

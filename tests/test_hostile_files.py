@@ -58,6 +58,16 @@ DAMAGED_ROSTERS = {
     "twice": b'{"names": ["Ann", "ann"]}',
     "huge-number": b'{"names": [' + b"9" * 5000 + b"]}",
     "too-big": b'{"names": ["' + b" " * 70_000 + b'"]}',
+    "players-and-names": b'{"players": [], "names": []}',
+    "players-a-table": b'{"players": {"Ann": 1}}',
+    "a-player-a-name": b'{"players": ["Ann"]}',
+    "a-player-without-id": b'{"players": [{"name": "Ann"}]}',
+    "an-id-of-signs": b'{"players": [{"id": "../..", "name": "Ann"}]}',
+    "an-id-twice": b'{"players": [{"id": "a1b2c3", "name": "Ann"}, {"id": "d4e5f6", "name": "Bob", "merged": ["a1b2c3"]}]}',
+    "a-player-twice": b'{"players": [{"id": "a1b2c3", "name": "Ann"}, {"id": "d4e5f6", "name": "ANN"}]}',
+    "a-former-name-too-long": b'{"players": [{"id": "a1b2c3", "name": "Ann", "former": ["Bartholomew Smithers"]}]}',
+    "former-names-without-end": b'{"players": [{"id": "a1b2c3", "name": "Ann", "former": [' + b'"Bo",' * 40 + b'"Bo"]}]}',
+    "a-player-of-unknown-keys": b'{"players": [{"id": "a1b2c3", "name": "Ann", "age": 9}]}',
 }
 
 
@@ -446,6 +456,62 @@ def test_a_roster_the_box_saves_it_reads_back(tmp_path: Path, names: list[str], 
     assert parse_roster(format_roster(roster).encode(), "r.json") == roster
 
 
+@FUZZ
+@given(names=st.lists(st.sampled_from(["Ann", "Bo", "Bob", "Cid", "Dee", "Eve"]), min_size=2, max_size=6, unique=True),
+       steps=st.lists(st.tuples(st.booleans(), st.integers(0, 5), st.integers(0, 5), st.sampled_from(["Bo", "Zed", "ann"])),
+                      max_size=12))
+def test_a_roster_renamed_and_merged_at_random_reads_back_with_every_player_and_id(
+    tmp_path: Path, names: list[str], steps: list[tuple[bool, int, int, str]]
+) -> None:
+    roster = Roster.checked(names, {})
+    ids = {person.id for person in roster.people}
+    for merge, one, other, name in steps:
+        people = roster.people
+        first, second = people[one % len(people)], people[other % len(people)]
+        try:
+            roster = roster.merged(first.id, second.id) if merge else roster.renamed(first.id, name)
+        except ValueError as problem:  # into themselves, a name another has
+            assert_one_line(problem)
+    assert {i for person in roster.people for i in person.ids} == ids, "no id is lost, none made up"
+    assert all(roster.person(i) is not None for i in ids)
+    path = tmp_path / ROSTER_FILE
+    save_roster(roster, path)
+    assert load_roster(path) == roster
+
+
+PLAYER_ROWS = st.lists(
+    st.fixed_dictionaries({}, optional={
+        "id": st.sampled_from(["a1b2c3", "d4e5f6", "A1B2", "x" * 20, 5, None]),
+        "name": st.sampled_from(["Ann", "ann", "Bob", "", 3, "Bartholomew Smithers", " Bo "]),
+        "former": st.lists(st.sampled_from(["Bo", "Ann", "ann", "\x00", 1]), max_size=3) | st.just("Bo"),
+        "merged": st.lists(st.sampled_from(["a1b2c3", "d4e5f6", "99zz99", None]), max_size=3),
+    }),
+    max_size=4,
+)
+
+
+@FUZZ
+@given(rows=PLAYER_ROWS)
+def test_fuzz_the_players_of_a_roster(rows: list) -> None:
+    roster = refused_in_one_line(lambda: parse_roster(json.dumps({"players": rows}).encode(), "r.json"))
+    if isinstance(roster, Roster):
+        assert parse_roster(format_roster(roster).encode(), "r.json") == roster
+
+
+def test_an_old_roster_of_names_is_read_with_ids_and_written_back_in_the_new_form(tmp_path: Path) -> None:
+    path = tmp_path / ROSTER_FILE
+    path.write_text('{"names": ["Ann", "Bob"], "defaults": {"dead-set": {"target": "9"}}}')
+    old = load_roster(path)  # the page reads it as it is: the same ids as the box gives
+    assert path.read_text().startswith('{"names"'), "reading wrote"
+    roster, aside = load_or_recover(path)  # the box, at start
+    assert aside is None and roster == old and roster.names == ("Ann", "Bob")
+    assert roster.defaults_for("dead-set") == {"target": "9"}
+    saved = json.loads(path.read_text())
+    assert [player["name"] for player in saved["players"]] == ["Ann", "Bob"] and "names" not in saved
+    assert [player["id"] for player in saved["players"]] == [roster.id_of("Ann"), roster.id_of("Bob")]
+    assert load_roster(path) == roster and load_or_recover(path) == (roster, None)
+
+
 # ----- fuzz: arbitrary bytes into every codec ---------------------------------------------------------
 
 JUNK = st.one_of(
@@ -544,7 +610,7 @@ def test_a_roster_its_loader_would_refuse_is_not_saved_and_the_game_goes_on(tmp_
 
     box = make_box(tmp_path)
     box.seating.remember(("Bartholomew Smithers", "Ann"), 1.0)  # a name from a tag, longer than the rule
-    assert box.dump(1.0)["notice"].startswith("Names not saved: names: a player's name has at most 16")
+    assert box.dump(1.0)["notice"].startswith("Names not saved: players[1]: a player's name has at most 16")
     assert not (tmp_path / ROSTER_FILE).exists()
 
 

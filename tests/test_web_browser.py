@@ -266,3 +266,22 @@ def test_a_paired_phone_starts_undoes_and_abandons_and_sees_the_board(browser: A
     pump_until(live, lambda: live.world.dump()["game"] is None)
     playwright.expect(page.locator("#now h1")).to_have_text("No game in play", timeout=LIVE_MS)
     playwright.expect(page.locator("#controls #start")).to_be_visible(timeout=LIVE_MS)
+
+
+def test_a_paired_phone_merges_two_players_after_asking(browser: Any, live: Live, shots: Path) -> None:
+    from box.roster import ROSTER_FILE, Roster, load_roster, save_roster
+
+    save_roster(Roster.checked(["Bo", "Bob", "Cid"], {}), live.state_dir / ROSTER_FILE)
+    page = new_page(browser)
+    pair(page, live)
+    live.pump()
+    page.goto(live.url + "roster")
+    page.select_option("#merge select[name=player]", label="Bo")
+    page.select_option("#merge select[name=into]", label="Bob")
+    page.click("#merge-ask")
+    playwright.expect(page.locator("#merge-confirm h2")).to_have_text("Merge Bo into Bob?")
+    page.screenshot(path=shots / "roster-merge.png")
+    page.click("#confirm")
+    pump_until(live, lambda: live.world.box.settings.roster.names == ("Bob", "Cid"))
+    assert live.world.dump()["notice"] == "Bo merged into Bob"
+    assert load_roster(live.state_dir / ROSTER_FILE).people[0].former == ("Bo",)

@@ -1,5 +1,9 @@
 """History (`/history`) and a player (`/players/NAME`): finished games and each player's figures.
 
+Players are the roster's people (box/roster.py): a renamed player's games stay theirs, and
+`/players/NAME` finds a player by a name they played under before or by their id too.
+Abandoned games are listed apart, and count in nobody's figures.
+
 The figures, their labels and how they add up across games are the games' own declarations
 (`Rules.figures`), kept in each game's summary (box/web/journal_view.py).
 """
@@ -15,7 +19,8 @@ from starlette.routing import Route
 
 from box.games import TITLES
 from box.web.exports import bgstats_link, plays_csv, plays_json
-from box.web.journal_view import GameSummary, JournalBusy, player_stats
+from box.web.journal_view import GameSummary, JournalBusy, PlayerStats, player_stats, seats_of
+from box.web.pages.roster import roster_of
 from box.web.site import BUSY, Site
 
 
@@ -63,18 +68,28 @@ class HistoryPage:
         finished = [g for g in games if g.finished or g.over]
         location = socket.gethostname()
         links = {g.id: bgstats_link(g, TITLES.get(g.name, g.name), location) for g in finished if g.over}
+        players = player_stats(finished, roster_of(self.site), seats_of(values))
         context = {
-            "played": finished, "players": player_stats(finished), "best_chug": values.get("best_chug"), "bgstats": links,
+            "played": [g for g in finished if g.over], "abandoned": [g for g in finished if not g.over],
+            "players": players, "best_chug": values.get("best_chug"), "bgstats": links,
         }
         return self.site.page(request, "history.html", context)
 
     async def player(self, request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            games, _ = await run_in_threadpool(self.site.view.history)
+            games, values = await run_in_threadpool(self.site.view.history)
         except JournalBusy:
             return self.site.message(request, BUSY, 503)
-        stats = player_stats(games).get(name)
+        stats = find_player(player_stats(games, roster_of(self.site), seats_of(values)), name)
         if stats is None:
             return self.site.message(request, f"No finished game with {name!r}", 404)
         return self.site.page(request, "player.html", {"stats": stats})
+
+
+def find_player(players: dict[str, PlayerStats], name: str) -> PlayerStats | None:
+    """The player called `name` now, else the one with that id, else the one who played under that name."""
+    folded = name.casefold()
+    return players.get(name) or next(
+        (p for p in players.values() if p.id == name or folded in (n.casefold() for n in (p.name, *p.former))), None
+    )
