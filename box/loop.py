@@ -65,6 +65,7 @@ class BoxLoop:
         self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
+        self.publish_gap = PUBLISH_GAP  # 0 where the clock is a script's (box/sim/world.py): every pass
         self.publish_at = 0.0  # the earliest the next state dump may go to the page
         self.publish_due = False  # a pass since the last dump may have changed the state
         self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
@@ -109,14 +110,14 @@ class BoxLoop:
             self.parts.forget_pin_history()
 
     def publish(self, now: float) -> None:
-        """The state dump to the page's subscribers, at most one every PUBLISH_GAP: a burst of passes
+        """The state dump to the page's subscribers, at most one every `publish_gap`: a burst of passes
         (an input's edges, its reader's answers) costs one dump at once and one at the gap's end."""
         if self.control is None or not self.control.subscribed():
             return
         if now < self.publish_at:
             self.publish_due = True
             return
-        self.publish_at, self.publish_due = now + PUBLISH_GAP, False
+        self.publish_at, self.publish_due = now + self.publish_gap, False
         events = list(self.link.recent) if self.link is not None else []
         health = {
             "last_tags": dict(self.last_tags),

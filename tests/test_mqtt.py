@@ -24,7 +24,6 @@ from box.cli import main
 from box.config import MqttConfig, load_config
 from box.control import ControlServer
 from box.events import DiceRolled, GameOver, GameStarted, StorageFailed
-from box.loop import PUBLISH_GAP
 from box.mqtt import TRIGGERS, Bridge, MqttPublisher, discovery
 from box.sim.world import SimulatedBox
 
@@ -148,7 +147,7 @@ class Beside:
     def settle(self) -> None:
         """The box's events to the bridge: the phone link has them, a pass publishes the dump, the bridge takes it."""
         assert self.world.bus.flush()
-        self.world.advance(PUBLISH_GAP)  # a dump goes at most once a gap
+        self.world.advance(0.0)
         link = self.world.loop.link
         numbered = [e for e in link.recent if "seq" in e] if link is not None else []
         if numbered:

@@ -150,6 +150,7 @@ def test_a_burst_of_passes_costs_one_dump_at_once_and_one_at_the_gap_end(world: 
 
     control = Listening()
     world.loop.attach_control(control)  # type: ignore[arg-type]
+    world.loop.publish_gap = PUBLISH_GAP  # as the box's own loop, on the real clock
     start = world.now
     for step in range(5):  # five passes inside one gap: an input's edges and its reader's answers
         world.loop.process(start + step * PUBLISH_GAP / 10)

@@ -101,6 +101,7 @@ class SimulatedBox:
             mqtt=self.mqtt,
         )
         self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
+        self.loop.publish_gap = 0.0  # the clock stands between a script's steps: each pass's state goes out
         self.transfers = app.transfers
         if self.control is not None:
             self.control.enqueue = self.loop.enqueue
