@@ -609,3 +609,34 @@ def test_a_cache_file_the_page_cannot_take_is_counted_again(kept: bytes, state_d
     assert JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE).summaries.keys() == {
         g.id for g in complete if g.finished
     }
+
+
+def test_history_lists_its_games_a_page_at_a_time_and_counts_them_all(tmp_path: Path) -> None:
+    from box.history import HISTORY_FILE as PLAYED
+    from box.history import Played, append
+    from box.journal import Journal
+    from box.web.pages.history import PAGE_GAMES
+
+    journal = Journal(tmp_path / "journal.db")
+    games = PAGE_GAMES + 5
+    for number in range(games):
+        game = journal.start_game("dead-set", ["Ann", "Bob"], {}, None)
+        journal.finish_game(game)
+        declared = ({"key": "celebrities", "label": "celebrities", "adds": "sum"},)
+        winner = "Ann" if number % 3 else "Bob"
+        figures = {"Ann": {"celebrities": 1}, "Bob": {"celebrities": 2}}
+        append(tmp_path / PLAYED, Played(game, "dead-set", "Dead Set", ("Ann", "Bob"), (winner,), figures, "2026-11-30 20:00", 0, declared))
+    abandoned = journal.start_game("dead-set", ["Ann", "Bob"], {}, None)
+    journal.finish_game(abandoned)
+    journal.close()
+    with TestClient(create_app(WebSettings(state_dir=tmp_path, control=tmp_path / "none.sock", hosts=HOSTS))) as client:
+        first = client.get("/history").text
+        assert first.count('<article class="game">') == PAGE_GAMES and f"#{games}" in first  # the newest first
+        assert f"{games} games played to the end; page 1 of 2" in first and 'href="/history?page=2">Older games' in first
+        assert "Newer games" not in first and "Abandoned" in first
+        assert re.search(r"Ann</a></td><td>\s*" + str(games), first)  # the players' table counts every game
+        second = client.get("/history?page=2").text
+        assert second.count('<article class="game">') == 5 and "<small>#1</small>" in second and "Older games" not in second
+        assert 'href="/history?page=1">Newer games' in second and "Abandoned" not in second
+        for odd in ("0", "abc", "-3", "9999999999"):  # a page number from the address that is none: the first
+            assert client.get(f"/history?page={odd}").text.count('<article class="game">') in (PAGE_GAMES, 5)

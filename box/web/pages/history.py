@@ -23,6 +23,8 @@ from box.web.journal_view import GameSummary, JournalBusy, PlayerStats, player_s
 from box.web.pages.roster import roster_of
 from box.web.site import BUSY, Site
 
+PAGE_GAMES = 25  # games a History page lists, newest first; the players' table counts them all
+
 
 class HistoryPage:
     def __init__(self, site: Site):
@@ -66,11 +68,16 @@ class HistoryPage:
         except JournalBusy:
             return self.site.message(request, BUSY, 503)
         finished = [g for g in games if g.finished or g.over]
+        played, abandoned = [g for g in finished if g.over], [g for g in finished if not g.over]
+        pages = max(1, -(-max(len(played), len(abandoned)) // PAGE_GAMES))
+        page = min(max(1, _number(request.query_params.get("page"))), pages)
+        shown = slice((page - 1) * PAGE_GAMES, page * PAGE_GAMES)
         location = socket.gethostname()
-        links = {g.id: bgstats_link(g, TITLES.get(g.name, g.name), location) for g in finished if g.over}
+        links = {g.id: bgstats_link(g, TITLES.get(g.name, g.name), location) for g in played[shown]}
         players = player_stats(finished, roster_of(self.site), seats_of(values))
         context = {
-            "played": [g for g in finished if g.over], "abandoned": [g for g in finished if not g.over],
+            "played": played[shown], "abandoned": abandoned[shown], "page": page, "pages": pages,
+            "games_played": len(played), "uncounted": self.site.view.uncounted,
             "players": players, "best_chug": values.get("best_chug"), "bgstats": links,
         }
         return self.site.page(request, "history.html", context)
@@ -85,6 +92,11 @@ class HistoryPage:
         if stats is None:
             return self.site.message(request, f"No finished game with {name!r}", 404)
         return self.site.page(request, "player.html", {"stats": stats})
+
+
+def _number(text: str | None) -> int:
+    """A page number from the address, 1 when it is none."""
+    return int(text) if text is not None and text.isdigit() and len(text) <= 6 else 1
 
 
 def find_player(players: dict[str, PlayerStats], name: str) -> PlayerStats | None:
