@@ -17,7 +17,7 @@ from box.games import GAMES, TITLES
 from box.games.base import Figure, Phone, Press, Rejected, Shown, Step, View
 from box.games.kit import Rulebook
 from box.journal import Journal
-from box.roster import STARTED
+from box.roster import STARTED, Roster, person_id
 from box.web.app import WebSettings, create_app
 from box.web.journal_view import GameSummary
 from box.web.stats import CHARTED_NIGHTS, gather
@@ -45,6 +45,20 @@ def row(points: int, quickest: int, longest: int) -> dict[str, int]:
 
 
 # ----- the numbers ----------------------------------------------------------------------
+
+
+def test_a_renamed_player_is_one_person_with_the_games_and_records_of_both_names() -> None:
+    roster = Roster(("Bo", "Cid")).renamed(person_id("Bo"), "Bob")
+    games = [
+        game(1, ("Bo", "Cid"), ("Bo",), {"Bo": row(9, 4, 2), "Cid": row(1, 8, 1)}),
+        game(2, ("Bob", "Cid"), ("Cid",), {"Bob": row(2, 6, 3), "Cid": row(3, 5, 1)}),
+    ]
+    stats = gather(games, roster)
+    assert stats.games == {"Bob": 2, "Cid": 2} and stats.wins == {"Bob": 1, "Cid": 1}
+    records = {r.figure.key: (r.value, r.holders) for r in stats.records["race"]}
+    assert records["points"] == (9, ("Bob",))  # scored as Bo, held by Bob
+    assert [(p.first, p.second, p.games) for p in stats.head_to_head] == [("Bob", "Cid", 2)]
+    assert gather(games).games == {"Bo": 1, "Bob": 1, "Cid": 2}  # without the roster: names only
 
 
 def test_records_follow_each_figures_adding_rule() -> None:

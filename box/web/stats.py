@@ -2,7 +2,8 @@
 each game night, each game's records from the figures it declares, and who beat whom.
 
 A game counts once it was played to the end (`GameSummary.over`); a seat nobody named (P3) is
-nobody. A player is the name in `GameSummary.players` (`people_of` is the one place that says so).
+nobody. A player is a person of the roster, whatever names they played under (`people_of` is the
+one place that says so).
 A game night is the date a game started on; a game the journal kept no start of is in no night.
 
 >>> figures = (Figure("goals", "goals"), Figure("fastest", "fastest goal", "min"))
@@ -23,20 +24,32 @@ A game night is the date a game started on; a game the journal kept no start of 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from box.games.base import Figure
-from box.web.journal_view import UNNAMED_SEAT, GameSummary
+from box.roster import Roster
+from box.web.journal_view import UNNAMED_SEAT, GameSummary, seated
 
 NIGHT = re.compile(r"\d{4}-\d{2}-\d{2}")  # the date a game started on: its game night
 CHARTED_NIGHTS = 30  # the wins chart shows this many nights at most, the newest
 
 
-def people_of(game: GameSummary) -> tuple[str, ...]:
-    """The players of `game` who count, as the page names them (a seat left as P3 is nobody)."""
-    return tuple(name for name in game.players if not UNNAMED_SEAT.fullmatch(name))
+def people_of(
+    game: GameSummary, roster: Roster | None = None, seats: Mapping[int, list[str | None]] | None = None
+) -> dict[str, str]:
+    """The players of `game` who count: the name each played under -> the name the page gives them,
+    their roster name now (a renamed or merged player is one person; a seat left as P3 is nobody).
+
+    >>> from box.roster import person_id
+    >>> game = GameSummary(1, "g", ("Bo", "P2"), {}, True, None, 0, True, ())
+    >>> people_of(game), people_of(game, Roster(("Bo",)).renamed(person_id("Bo"), "Bob"))
+    ({'Bo': 'Bo'}, {'Bo': 'Bob'})
+    """
+    if roster is None:
+        return {name: name for name in game.players if not UNNAMED_SEAT.fullmatch(name)}
+    return {played: now or played for played, _, now in seated(game, roster, seats or {})}
 
 
 def night_of(game: GameSummary) -> str | None:
@@ -107,8 +120,11 @@ class Stats:
         return max((games for nights in self.played_on.values() for games in nights.values()), default=0)
 
 
-def gather(games: Iterable[GameSummary]) -> Stats:
-    """The Stats page's numbers from the games' summaries (any order), in one pass over them by id."""
+def gather(
+    games: Iterable[GameSummary], roster: Roster | None = None, seats: Mapping[int, list[str | None]] | None = None
+) -> Stats:
+    """The Stats page's numbers from the games' summaries (any order), in one pass over them by id;
+    players as `people_of` names them."""
     stats = Stats()
     best: dict[str, dict[str, Record]] = {}  # game -> figure key -> best in one game
     summed: dict[str, dict[str, dict[str, int]]] = {}  # game -> figure key -> player -> total so far
@@ -117,8 +133,9 @@ def gather(games: Iterable[GameSummary]) -> Stats:
     for game in sorted(games, key=lambda summary: summary.id):  # oldest first: a record goes to who reached it first
         if not game.over:
             continue
-        people = people_of(game)
-        winners = set(game.winners)
+        playing = people_of(game, roster, seats)  # the name played under -> the player's name now
+        people = tuple(playing.values())
+        winners = {playing[name] for name in game.winners if name in playing}
         night = night_of(game)
         if night is not None:
             nights.add(night)
@@ -134,8 +151,8 @@ def gather(games: Iterable[GameSummary]) -> Stats:
         records = best.setdefault(game.name, {})
         sums = summed.setdefault(game.name, {})
         for figure in game.declared:
-            for name in people:
-                value = game.figures.get(name, {}).get(figure.key)
+            for played_as, name in playing.items():
+                value = game.figures.get(played_as, {}).get(figure.key)
                 if value is None:
                     continue
                 if figure.key in records:
@@ -145,7 +162,7 @@ def gather(games: Iterable[GameSummary]) -> Stats:
                 if figure.adds == "sum":
                     totals = sums.setdefault(figure.key, {})
                     totals[name] = totals.get(name, 0) + value
-        for first, second in combinations(sorted(people, key=str.casefold), 2):
+        for first, second in combinations(sorted(set(people), key=str.casefold), 2):
             pair = pairs.setdefault((first, second), Pair(first, second))
             pair.games += 1
             pair.first_wins += first in winners

@@ -13,7 +13,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from box.games import TITLES
-from box.web.journal_view import JournalBusy
+from box.web.journal_view import JournalBusy, seats_of
+from box.web.pages.roster import roster_of
 from box.web.site import BUSY, Site
 from box.web.stats import gather
 
@@ -30,7 +31,7 @@ class StatsPage:
             games, values = await run_in_threadpool(self.site.view.history)
         except JournalBusy:
             return self.site.message(request, BUSY, 503)
-        stats = gather(games)
+        stats = gather(games, roster_of(self.site), seats_of(values))
         order = sorted(stats.records, key=lambda game: (TITLES.get(game) or game).casefold())
         context = {"stats": stats, "record_order": order, "best_chug": values.get("best_chug")}
         return self.site.page(request, "stats.html", context)
