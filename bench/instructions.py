@@ -4,7 +4,8 @@ Time on a shared machine varies up to 2x from run to run; the instructions a pie
 executes hardly do. Each figure is counted by running a small scenario under
 ``valgrind --tool=callgrind`` twice, with 0 and with N repetitions of the work, and dividing the
 difference by N (the set-up cancels out); start-up is counted whole (exec to READY's first frame).
-The tap is counted alone (below): the simulator's work around it would otherwise be most of it.
+The inputs, the undos and the actions are counted alone (below): the simulator's work around
+them would otherwise be most of the count, or its noise.
 Every thread counts: the loop's, and the pusher's packing and sending to the panel (the paged
 driver over luma's ``noop`` interface: the bus's time is not CPU).
 
@@ -14,7 +15,8 @@ instructions a cycle (an assumption, not a measurement: check it on a Pi, docs/p
 
 Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
 
-- ``press``: a press the game journals (DOWN or UP in the Immunity picker: the cursor moves);
+- ``press``: a press the game journals (DOWN or UP in the Immunity picker: the cursor moves), its
+  own path only (`Press`): from the button's release, the edge it counts on, to its frame sent;
 - ``tap``: an Immunity card laid on a reader, its own path only (`Tap`): the PN532 driver's scan
   and NDEF read, the loop's handling, the render and the packing and sending of the picker it
   opens. Counted alone: callgrind collects inside ``operator.call`` only (``--toggle-collect``),
@@ -55,12 +57,12 @@ CLOCK_GHZ = 1.0  # the Zero 2 W's cores
 # Goals on a Zero 2 W, in ms (idle: % of a core). The bus time is added for the inputs.
 GOALS = {"press": 30.0, "tap": 30.0, "undo": 20.0, "undo_checkpoint": 20.0, "ready_fresh": 1500.0,
          "ready_long_game": 1500.0, "idle_second": 1.0}
-BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0}  # the frame's bytes at 400 kHz (bench/input_latency.py): cursor ~400, a new screen ~930
+BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0}  # the frame on the wire at 400 kHz (bench/input_latency.py): a cursor move ~400 bytes, the tap's picker ~930
 REPEATS = {"press": 40, "tap": 20, "undo": 30, "undo_checkpoint": 1, "action": 30, "action_checkpoint": 1, "idle_second": 20}
 IMMUNITY_CARD = "dd177"
 TOGGLED = ["--collect-atstart=no", "--toggle-collect=_operator_call", "--toggle-collect=functools_reduce"]
 """callgrind collects only inside ``operator.call`` (`counted`), and not inside ``functools.reduce`` within it (`uncounted`)."""
-COUNTED_ALONE = {"tap", "undo", "undo_checkpoint", "action", "action_checkpoint"}  # scenarios whose own path is marked by `counted`; the rest count the whole process
+COUNTED_ALONE = {"press", "tap", "undo", "undo_checkpoint", "action", "action_checkpoint"}  # scenarios whose own path is marked by `counted`; the rest count the whole process
 
 
 # ---------------------------------------------------------------- the scenarios (run in the child)
@@ -148,6 +150,33 @@ def _long_game(scratch: Path) -> tuple[Any, Any]:
     return GameSession(rules, rules.load_deck(None), record, journal), journal
 
 
+class Press:
+    """A press's own path, counted alone: from the button's release (the edge a press counts on) to its frame sent.
+
+    Counted: the pin's edge through gpiozero's mock pin to the loop's inbox, the loop's handling
+    (the press detector, the game's step, the journal's commit), the render and the pusher's
+    packing and sending. Not counted: the press down and the hold before it, and the time after.
+    """
+
+    def __init__(self, world: Any):
+        self.world = world
+
+    def hold_and_count(self, button: str) -> None:
+        world, pushes, count = self.world, self.world.parts.pusher.pushed, self.world.box.session.count
+        pin = world.pin(button)
+        pin.drive_low()
+        world.advance(0.1)
+        counted(functools.partial(self._release, pin))
+        assert world.box.session.count == count + 1 and world.parts.pusher.pushed == pushes + 1, "the press was taken, its frame sent"
+        world.advance(0.1)
+
+    def _release(self, pin: Any) -> None:
+        world = self.world
+        pin.drive_high()
+        world.loop.process(world.now)
+        assert world.parts.pusher.push_due(world.now)
+
+
 def child(scenario: str, repeats: int) -> None:
     """Set the scenario up, then do its work ``repeats`` times (0: only the set-up)."""
     logging_off()
@@ -158,10 +187,12 @@ def child(scenario: str, repeats: int) -> None:
             uid = world.box.tags.uid_of("deck-of-death", IMMUNITY_CARD)
             reader = next(iter(world.parts.readers))
             if scenario == "press":
-                world.put(reader, uid)
+                world.put(reader, uid)  # the Immunity picker: DOWN and UP move its cursor
                 world.lift(reader)
+                world.advance(4.0)  # past the simulator's polling of the readers
+                press = Press(world)
                 for n in range(repeats):
-                    world.press("down" if n % 2 == 0 else "up")
+                    press.hold_and_count("down" if n % 2 == 0 else "up")
             else:
                 tap = Tap(world, reader, uid)
                 tap.lay_and_count()  # the first tap imports the tag I/O: counted in both runs, it cancels out
