@@ -302,6 +302,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             toggled = scenario in COUNTED_ALONE
             base = count([*python, me, "--child", scenario, "--repeats", "0"], scratch, toggled)
             more = count([*python, me, "--child", scenario, "--repeats", str(repeats)], scratch, toggled)
+            if toggled and more == 0:
+                raise SystemExit(
+                    "callgrind collected nothing inside operator.call: this Python's own symbols are stripped "
+                    "(install its debug symbols, or use a Python built with them, as pyenv builds it)"
+                )
             per = (more - base) / repeats
             ms = projection(per)
             if scenario == "idle_second":
