@@ -31,9 +31,15 @@ CACHE = Path(tempfile.gettempdir()) / "gravebox-bench-journals"
 
 
 def fingerprint() -> str:
-    """A hash of the code that writes journals: a change there builds them again."""
+    """A hash of the code that writes journals and the checkpoints' states: a change there builds them again.
+
+    The rules and the box's version are in it too: a checkpoint of other rules is not used, and a
+    journal of them would be replayed in full at every open, inflating every figure read from it.
+    """
     digest = hashlib.sha256()
-    for source in (*sorted((ROOT / "box" / "journal").glob("*.py")), ROOT / "box/session.py", ROOT / "bench/journals.py"):
+    rules = sorted((ROOT / "box" / "games" / "deck_of_death").glob("*.py"))
+    code = (*sorted((ROOT / "box" / "journal").glob("*.py")), ROOT / "box/session.py", ROOT / "bench/journals.py")
+    for source in (*code, *rules, ROOT / "box/games/base.py", ROOT / "box/__init__.py"):
         digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
 

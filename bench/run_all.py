@@ -180,6 +180,8 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "tap": zero2w("tap"),
             "undo": zero2w("undo"),
             "undo_crossing_a_checkpoint": zero2w("undo_checkpoint"),
+            "action": zero2w("action"),
+            "action_writing_a_checkpoint": zero2w("action_checkpoint"),
             "ready_fresh": zero2w("ready_fresh"),
             "ready_after_long_game": zero2w("ready_long_game"),
             "idle_second": zero2w("idle_second", "% of a core"),

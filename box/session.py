@@ -1,10 +1,12 @@
 """A running game: its rules, deck and state, kept as a fold over the journal, with checkpoints.
 
 Every `CHECKPOINT_EVERY` accepted actions the state is saved in the journal (with the action
-that made it, in the same commit) and kept in memory as the session's base. Undo replays the
-actions since the base, from memory; resuming reads the newest checkpoint and the actions after
-it. Either way at most `CHECKPOINT_EVERY` actions are replayed, whatever the game's length, and
-the session holds only the base and the actions after it.
+that made it, in the same commit) and kept in memory as the session's base. The actions since
+the base are kept with the state each one made (states are immutable and share what they did
+not change, so each costs little), and an undo takes the one before from memory, replaying
+nothing; an undo past the base, and a resume, read the newest checkpoint and replay the actions
+after it: at most `CHECKPOINT_EVERY` - 1, whatever the game's length. The session holds only the
+base and the actions and states after it.
 
 A checkpoint is the state pickled with references, not copies, for the objects it shares with
 the game's first state (the board, the deck's cards): those are rebuilt by the rules on load.
@@ -40,8 +42,8 @@ from box.journal import GameRecord, Journal, StorageError
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_EVERY = 64
-"""Actions between checkpoints (see docs/performance.md): at most this many are replayed by an undo or a resume."""
+CHECKPOINT_EVERY = 32
+"""Actions between checkpoints (see docs/performance.md): an undo past one, or a resume, replays fewer than this many."""
 CHECKPOINT_FORMAT = 1
 
 copyreg.pickle(MappingProxyType, lambda proxy: (MappingProxyType, (dict(proxy),)))  # a state's frozen mappings
@@ -239,7 +241,7 @@ class GameSession:
         self.state: Any = self.first
         self.count = 0
         self.base = Base(0, 0, self.first)
-        self.tail: list[tuple[int, Action]] = []  # the actions in force after the base, at most checkpoint_every
+        self.tail: list[tuple[int, Action, Any]] = []  # (seq, action, state it made) after the base, < checkpoint_every
         self.before: Any = None  # the state before the newest action in force, when known (for its undo label)
         self.replay()
 
@@ -301,7 +303,7 @@ class GameSession:
     def _advance(self, seq: int, action: Action, state: Any) -> bool:
         """Action `seq` is in force; every `checkpoint_every` actions its state becomes the base (True then)."""
         self.before, self.state, self.count = self.state, state, self.count + 1
-        self.tail.append((seq, action))
+        self.tail.append((seq, action, state))
         if len(self.tail) < self.checkpoint_every:
             return False
         self.base, self.tail = Base(seq, self.count, state), []
@@ -337,13 +339,10 @@ class GameSession:
         if not self.tail:
             self.replay()  # the base held that action: from the checkpoint before it
             return True
-        self.tail.pop()
-        before, state = None, self.base.state
-        for _, action in self.tail:
-            result = self.rules.apply(state, action)
-            assert isinstance(result, Step), "the rules are pure: an action accepted once is accepted again"
-            before, state = state, result.state
-        self.state, self.count, self.before = state, self.count - 1, before
+        self.tail.pop()  # the states before it are kept: nothing is replayed
+        states = [self.base.state, *(state for _, _, state in self.tail[-2:])]
+        self.state, self.count = states[-1], self.count - 1
+        self.before = states[-2] if self.tail else None
         return True
 
     def dump(self) -> dict[str, Any]:

@@ -169,3 +169,35 @@ def test_a_version_1_journal_resumes_and_gets_its_checkpoints_table_with_the_fir
     assert journal.db.execute("PRAGMA user_version").fetchone() == (2,)
     assert journal.checkpoint(record.id) is not None
     agrees_with_the_journal(again)
+
+
+class CountingRules:
+    """The game's rules, counting the actions applied through them."""
+
+    def __init__(self, rules: Any):
+        self.rules, self.applied = rules, 0
+
+    def apply(self, state: Any, action: Any) -> Any:
+        self.applied += 1
+        return self.rules.apply(state, action)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rules, name)
+
+
+def test_an_undo_after_the_base_replays_nothing_and_one_past_it_replays_fewer_than_the_interval() -> None:
+    session = start("deck-of-death", every=8)
+    accepted(session, 16 + 5)
+    rules = session.rules = CountingRules(session.rules)  # type: ignore[assignment]
+    labels = []
+    for _ in range(5):  # the kept states: the state and the one before it (the undo menu's label) come from memory
+        assert session.undo()
+        labels.append(session.last_action())
+    assert rules.applied == 0 and None not in labels
+    session.rules = rules.rules
+    agrees_with_the_journal(session)
+    session.rules = rules
+    assert session.undo()  # past the base: the checkpoint before it, and the 7 actions after that
+    assert rules.applied == 7 and session.count == 15 and len(session.tail) == 7
+    session.rules = rules.rules
+    agrees_with_the_journal(session)

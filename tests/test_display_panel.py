@@ -256,3 +256,31 @@ def test_the_ssd1306_sets_one_window_for_one_changed_byte():
 def test_open_oled_gives_the_paged_driver(controller):
     device = open_oled(controller, 1, 0x3C, serial=Capture())
     assert isinstance(device, LUMA[controller]) and isinstance(device, DRIVERS[controller])
+
+
+frame_pairs = st.tuples(st.binary(min_size=1024, max_size=1024), st.binary(min_size=1024, max_size=1024), st.data())
+
+
+@pytest.mark.parametrize("controller", ["ssd1306", "sh1106"])
+@settings(max_examples=80, deadline=None)
+@given(pair=frame_pairs)
+def test_the_spans_sent_between_two_random_frames_leave_the_controllers_ram_exactly_the_new_frame(controller, pair):
+    first, noise_bytes, data = pair
+    # the second frame: the first with a random band of rows and columns replaced (or all of it)
+    top = data.draw(st.integers(0, 63))
+    bottom = data.draw(st.integers(top, 63))
+    left = data.draw(st.integers(0, 127))
+    right = data.draw(st.integers(left, 127))
+    old = Image.frombytes("1", (128, 64), first)
+    new = old.copy()
+    new.paste(Image.frombytes("1", (128, 64), noise_bytes).crop((left, top, right + 1, bottom + 1)), (left, top))
+    ram = PanelRam(controller)
+    panel = DRIVERS[controller](ram)
+    panel.display(old)
+    assert ram.shown() == pack_pages(old)
+    before = panel.sent_bytes
+    panel.display(new)
+    assert ram.shown() == pack_pages(new), "the spans sent make the RAM the new frame, byte for byte"
+    old_pages, new_pages = pack_pages(old), pack_pages(new)
+    changed = [page for page in range(8) if old_pages[page * 128 : (page + 1) * 128] != new_pages[page * 128 : (page + 1) * 128]]
+    assert panel.sent_bytes - before <= len(changed) * 128, "never more than the changed pages"
