@@ -10,6 +10,8 @@ The floor, measured in the same run on the same file system: one SQLite commit w
 ``k_choice`` is how the checkpoint interval K was chosen: from the long game's own actions, the
 cost of replaying one action and of saving one checkpoint, and what each K would make of the
 worst undo's replay, the checkpoints' share of the work per action, and their bytes per action.
+While the box runs it keeps the states since the newest checkpoint, so only an undo that crosses
+a checkpoint (and a resume) replays: K bounds those, at most K - 1 actions.
 
 Run from the repository root: ``python bench/undo.py [--undos 200]``. Prints JSON.
 """
