@@ -137,8 +137,9 @@ class GameOver(NamedTuple):
 
 
 class Standing(NamedTuple):
-    """Where a game stands after an action that changed it, or an undo: whose turn, and each
-    player's figures (as the game declares them). It comes before a `GameOver` or an `Undone`."""
+    """Where a game stands as it starts or resumes, after an action that changed it, or an undo:
+    whose turn, and each player's figures (as the game declares them). It comes before a
+    `GameOver` or an `Undone`, and after a `GameStarted`."""
 
     game: str
     current_player: str | None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from box.cards import Deck
 from box.events import GameLeft, GameStarted
+from box.game_events import standing
 from box.games import GAMES, TITLES, load_deck, rules_for
 from box.games.base import Option, Setup
 from box.games.kit import read_options
@@ -154,6 +155,7 @@ class Lobby:
                 log.error("%s", error)
             return f"Cannot resume: {problem}"
         self.show(session)
+        self.table.publish(standing(session))  # where the resumed game stands, for whoever follows the events
         return ""
 
     def show(self, session: GameSession | None) -> None:
@@ -200,9 +202,11 @@ class Lobby:
             self.journal.put(LAST_GAME, game)
         record = self.journal.unfinished_game()
         assert record is not None and record.id == record_id
-        self.show(GameSession(rules, deck, record, self.journal))
+        session = GameSession(rules, deck, record, self.journal)
+        self.show(session)
         self.table.say(f"{rules.title}: {len(names)} players", now)
         self.table.publish(GameStarted(game, rules.title, dict(values), tuple(names), record_id))
+        self.table.publish(standing(session))  # whose turn it is before anyone acts (the house's dashboards)
 
     def leave_game(self, now: float) -> None:
         """Close the game in play (journaled as finished) and go back to the main menu."""

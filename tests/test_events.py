@@ -15,6 +15,7 @@ from box.events import (
     EventBus,
     GameOver,
     GameStarted,
+    Standing,
     StorageBack,
     StorageFailed,
     TurnPassed,
@@ -41,6 +42,7 @@ def test_a_throwaway_subscriber_sees_a_games_events(tmp_path: Path) -> None:
     assert world.bus.flush()
 
     assert seen[0] == GameStarted("dead-set", "Dead Set", seen[0].options, ("Ann", "Bob"), 1)
+    assert seen[1] == Standing("dead-set", "Ann", {"Ann": {"celebrities": 0, "busts": 0}, "Bob": {"celebrities": 0, "busts": 0}})
     accepted = [event for event in seen if isinstance(event, ActionAccepted)]
     assert accepted[0] == ActionAccepted("dead-set", accepted[0].words, "Ann") and accepted[0].words
     assert Bust("dead-set", "Ann", 210) in seen
@@ -58,6 +60,20 @@ def test_undo_and_the_end_of_a_game_are_published(tmp_path: Path) -> None:
     world.box.undo(world.now)
     assert world.bus.flush()
     assert isinstance(seen[-1], Undone) and seen[-1].words == [e for e in seen if isinstance(e, ActionAccepted)][-1].words
+
+
+def test_a_resumed_game_says_where_it_stands(tmp_path: Path) -> None:
+    first = SimulatedBox(tmp_path, decks_dir=SCENARIOS / "dead-set" / "decks")
+    first.box.lobby.start_game("dead-set", first.now, names=["Ann", "Bob"])
+    first.box.card_placed("left", first.uid_for("ds70"), first.now)
+    standing = first.box.dump(first.now)["current_player"]
+    first.close()
+    bus = EventBus()
+    seen: list[object] = []
+    bus.subscribe("test", seen.append)
+    SimulatedBox(tmp_path, decks_dir=SCENARIOS / "dead-set" / "decks", bus=bus)  # the box starts again
+    assert bus.flush()
+    assert [e for e in seen if isinstance(e, Standing)][-1].current_player == standing
 
 
 def test_a_slow_or_failing_subscriber_never_holds_up_the_loop() -> None:

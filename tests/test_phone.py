@@ -127,9 +127,11 @@ def test_the_state_reaches_a_subscriber_through_the_socket(world: SimulatedBox, 
         world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
         assert world.bus.flush()
         world.advance(0.05)  # the phone link woke the loop: the state goes out with the newest events
-        while not seen["events"] or seen["events"][-1]["event"] != "game-started":
+        while "game-started" not in [event["event"] for event in seen["events"]]:
             seen = next(stream)
-        assert seen["events"][-1]["seats"] == ["Ann", "Bob"] and seen["subscribers"]["phone"]["dropped"] == 0
+        started = next(event for event in seen["events"] if event["event"] == "game-started")
+        assert started["seats"] == ["Ann", "Bob"] and seen["subscribers"]["phone"]["dropped"] == 0
+        assert any(event["event"] == "standing" and event["current_player"] == "Ann" for event in seen["events"])
         stream.close()
     finally:
         control.stop()
