@@ -29,12 +29,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import shutil
-import socket
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -44,7 +40,7 @@ from typing import Any
 from benchlib import ROOT, emit, percentile
 from journals import CACHE, build_long_game, fingerprint
 from journals import journal as bench_journal
-from web_cost import PAGES, free_port, play_games, status_kb
+from web_cost import PAGES, free_port, play_games, start_web, status_kb
 
 GOAL_P95_MS = 300.0
 GOAL_FIRST_VIEW_S = 3.0
@@ -149,24 +145,6 @@ def with_read_model(games: int) -> Path:
     return state_dir
 
 
-def start_web(state_dir: Path, runtime: Path, port: int) -> subprocess.Popen[bytes]:
-    """`gravebox web` in its own process, as bench/web_cost.py starts it; returns once it listens
-    (not once a page answers: the first page is what is measured)."""
-    command = [sys.executable, "-m", "box", "web", "--state-dir", str(state_dir), "--listen", f"127.0.0.1:{port}"]
-    command += ["--runtime-dir", str(runtime)]
-    environment = {**os.environ, "MALLOC_ARENA_MAX": "2"}  # as systemd/gravebox-web.service sets it
-    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL, env=environment)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("gravebox web did not listen in 30 s")
-
-
 def summarised(state_dir: Path) -> int:
     """How many games the page's read model (web-history.json, one game a line) holds."""
     try:
@@ -184,7 +162,7 @@ def get_ms(port: int, page: str) -> float:
 def serve(state_dir: Path, runtime: Path, rounds: int, finished: int, build_timeout: float) -> dict[str, Any]:
     """Start `gravebox web`, time the first /history, wait for the read model, then every page."""
     port = free_port()
-    process = start_web(state_dir, runtime, port)
+    process = start_web(state_dir, runtime, port, answered=False)
     try:
         started_kb = status_kb(process.pid, "VmRSS")
         start = time.perf_counter()

@@ -66,8 +66,9 @@ def play_games(state_dir: Path) -> None:
         world.box.journal.close()
 
 
-def start_web(state_dir: Path, runtime: Path, port: int) -> subprocess.Popen[bytes]:
-    """`gravebox web` in its own process; returns once it answers."""
+def start_web(state_dir: Path, runtime: Path, port: int, answered: bool = True) -> subprocess.Popen[bytes]:
+    """`gravebox web` in its own process; returns once it answers a page (`answered`), else once it
+    listens (bench/history_scale.py: its first page is what is measured)."""
     command = [sys.executable, "-m", "box", "web", "--state-dir", str(state_dir), "--listen", f"127.0.0.1:{port}"]
     command += ["--runtime-dir", str(runtime)]
     environment = {**os.environ, "MALLOC_ARENA_MAX": "2"}  # as systemd/gravebox-web.service sets it
@@ -75,10 +76,13 @@ def start_web(state_dir: Path, runtime: Path, port: int) -> subprocess.Popen[byt
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/box", timeout=1).read()
+            if answered:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/box", timeout=1).read()
+            else:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return process
         except OSError:
-            time.sleep(0.1)
+            time.sleep(0.05)
     process.kill()
     raise RuntimeError("gravebox web did not answer in 30 s")
 
