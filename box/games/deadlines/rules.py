@@ -407,9 +407,7 @@ def _with_card(game: Game, column: int, position: int, card: str) -> Game:
 
 def _counted(game: Game, counts: tuple[tuple[int, ...], ...], column: int) -> tuple[tuple[int, ...], ...]:
     """`counts` (placements or right ones, a row a player) with one more for the current player in `column`."""
-    rows = [tuple(game.tally(counts, player, c) for c in range(len(COLUMNS))) for player in range(len(game.players))]
-    rows[game.turn] = _changed(rows[game.turn], column, +1)
-    return tuple(rows)
+    return tuple(_changed(row, column, +1) if player == game.turn else row for player, row in enumerate(counts))
 
 
 def _changed(counts: tuple[int, ...], index: int, delta: int) -> tuple[int, ...]:
@@ -437,7 +435,11 @@ PHASES: dict[type, Stage[Game]] = {
 def new(setup: Setup, deck: Deck) -> Game:
     """The table before the starting cards: every column empty, nobody penalised."""
     players = tuple(setup.players)
-    return Game(deck, players, Options.from_mapping(setup.options), Starting(), penalties=(0,) * len(players))
+    none = ((0,) * len(COLUMNS),) * len(players)
+    return Game(
+        deck, players, Options.from_mapping(setup.options), Starting(),
+        penalties=(0,) * len(players), placements=none, right=none,
+    )
 
 
 def is_over(game: Game) -> bool:

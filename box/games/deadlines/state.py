@@ -202,12 +202,6 @@ class Game:
     def name(self, card_id: str) -> str:
         return self.deck.name_of(card_id)
 
-    @staticmethod
-    def tally(counts: tuple[tuple[int, ...], ...], player: int, column: int) -> int:
-        """One player's count in one column of `placements` or `right` (a game resumed from an
-        older box's checkpoint has none yet)."""
-        return counts[player][column] if player < len(counts) else 0
-
     def closed(self, column: int) -> bool:
         return len(self.columns[column]) >= self.options.column_size
 
@@ -263,7 +257,7 @@ def figures_of(game: Game) -> Figures:
     for player, name in enumerate(game.players):
         row: dict[str, int] = {"penalties": game.penalties[player]}
         for column, key in enumerate(ACCURACY):
-            placed = game.tally(game.placements, player, column)
-            row[key] = round(100 * game.tally(game.right, player, column) / placed) if placed else 0
+            placed = game.placements[player][column]
+            row[key] = round(100 * game.right[player][column] / placed) if placed else 0
         figures[name] = row
     return figures
