@@ -80,7 +80,7 @@ def copy_game(db: sqlite3.Connection, source: str, game: int, finished: bool, se
 
 def build(path: Path, games: int) -> None:
     """A journal of `games` finished games and the 40,000-action game in progress."""
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
         played = Path(scratch) / "played"

@@ -187,7 +187,7 @@ def packing_ms(frames: int = 2000) -> dict[str, float]:
 
     from box.games.base import View
     from box.ports.panel import pack_pages
-    from box.screens import render
+    from box.screens.render import render
 
     image = render(View("Deck of Death", ("Guardian Angel", "Ann", "Bob", "Cid"), cursor=1, notice="Immunity"))
     rounds = []
@@ -214,12 +214,12 @@ def run(
     control socket there)."""
     from undo import commit_floor_ns
 
-    from box.app import assemble
+    from box.base.settings import Settings
+    from box.core.app import assemble
     from box.games import load_decks
-    from box.pinmap import load_pinmap
     from box.ports.display import open_oled
     from box.ports.nfc.simchip import SimChips
-    from box.service import Settings
+    from box.storage.pinmap import load_pinmap
 
     floor = summary_ms(commit_floor_ns(state_dir))
     simulated_chips = SimChips()

@@ -145,9 +145,9 @@ def _long_game(scratch: Path) -> tuple[Any, Any]:
     """A session resumed at the end of the 40,000-action game, and its journal."""
     from journals import copy_to
 
+    from box.base.session import GameSession
     from box.games import rules_for
-    from box.journal import Journal
-    from box.session import GameSession
+    from box.storage.journal import Journal
 
     journal = Journal(copy_to("long-game", scratch))
     record = journal.unfinished_game()
@@ -208,7 +208,7 @@ def child(scenario: str, repeats: int) -> None:
                     tap.take_back()
         elif scenario in ("action", "action_checkpoint"):
             session, journal = _long_game(scratch)
-            from box.session import CHECKPOINT_EVERY, decode
+            from box.base.session import CHECKPOINT_EVERY, decode
 
             last = decode(journal.action(session.last_seq))  # the action that made the newest checkpoint
             assert session.undo() and len(session.tail) == CHECKPOINT_EVERY - 1
@@ -223,7 +223,7 @@ def child(scenario: str, repeats: int) -> None:
                 assert counted(functools.partial(session.apply, action)).state is session.state
             journal.close()
         elif scenario in ("undo", "undo_checkpoint"):
-            from box.session import CHECKPOINT_EVERY
+            from box.base.session import CHECKPOINT_EVERY
 
             session, journal = _long_game(scratch)
             # undo: from the last action before a checkpoint (the most kept states after the base);

@@ -38,7 +38,7 @@ def fingerprint() -> str:
     """
     digest = hashlib.sha256()
     rules = sorted((ROOT / "box" / "games" / "deck_of_death").glob("*.py"))
-    code = (*sorted((ROOT / "box" / "journal").glob("*.py")), ROOT / "box/session.py", ROOT / "bench/journals.py")
+    code = (*sorted((ROOT / "box" / "journal").glob("*.py")), ROOT / "box/base/session.py", ROOT / "bench/journals.py")
     for source in (*code, *rules, ROOT / "box/games/base.py", ROOT / "box/__init__.py"):
         digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
@@ -46,8 +46,8 @@ def fingerprint() -> str:
 
 def new_session(journal: Any, seed: int, players: int = 6) -> Any:
     """A Deck of Death game started in ``journal`` as the box starts one (no hardware)."""
+    from box.base.session import GameSession
     from box.games import rules_for
-    from box.session import GameSession
 
     rules = rules_for("deck-of-death")
     deck = rules.load_deck(None)
@@ -83,7 +83,7 @@ def play(session: Any, actions: int, rng: random.Random) -> int:
 
 def build_long_game(path: Path, actions: int = LONG_GAME_ACTIONS, seed: int = 1) -> None:
     """One unfinished game of ``actions`` actions."""
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     journal = Journal(path)
     session = new_session(journal, seed)
@@ -94,7 +94,7 @@ def build_long_game(path: Path, actions: int = LONG_GAME_ACTIONS, seed: int = 1)
 
 def build_weeks(path: Path, seed: int = 2) -> None:
     """Weeks of finished games, and a short game left unfinished (the box is resumed in it)."""
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     journal = Journal(path)
     rng = random.Random(seed)

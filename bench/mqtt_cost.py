@@ -48,7 +48,7 @@ GOAL = 5.0  # percent: the box with MQTT on within 5% of off
 PAGE = """
 import sys
 from pathlib import Path
-from box.control_client import ControlClient
+from box.links.client import ControlClient
 for _ in ControlClient(Path(sys.argv[1])).subscribe():
     pass
 """
@@ -63,7 +63,7 @@ def free_port() -> int:
 def child(mode: str, port: int, games: int = len(SCRIPTS)) -> None:
     """One run in this fresh process: the first `games` of the three games with MQTT `mode` (off, on,
     down); figures as JSON."""
-    from box.control import ControlServer
+    from box.links.control import ControlServer
     from box.sim.script import run_script
 
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
@@ -101,7 +101,7 @@ def child(mode: str, port: int, games: int = len(SCRIPTS)) -> None:
         "wall_s": round(wall, 2),
         "events": events,
         "mqtt_or_paho_or_ssl_in_the_box": sorted(m for m in sys.modules if m.split(".")[0] in ("paho", "ssl")
-                                                 or m == "box.mqtt"),
+                                                 or m == "box.links.mqtt"),
         "children_cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
         "mqtt_status": status,
     }))

@@ -29,9 +29,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from box.base.session import full_replay
 from box.games import GAMES
 from box.games.base import READERS, Rejected, Tap
-from box.session import full_replay
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
 
@@ -238,7 +238,7 @@ def check(world: SimulatedBox, game_checker: Callable[[Any], Any] | None, step: 
                 "replay differs"
             )
         if game_checker is not None:
-            game_checker(box.session.state)
+            game_checker(box.base.session.state)
 
 
 def soak(game: str, steps: int, seed: int, state_dir: Path, faults: bool = True, checker: bool = True) -> SoakReport:

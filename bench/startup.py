@@ -123,7 +123,7 @@ def spawn_to_exit(command: list[str], cwd: Path) -> float:
 
 def journal_open_ms(actions: int, scratch: Path) -> float:
     """Median ms of ``Journal.open_or_recover`` (which checks every row) on a journal of ``actions`` actions."""
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     path = scratch / f"journal-{actions}.db"
     journal = Journal(path)

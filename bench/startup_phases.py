@@ -1,9 +1,9 @@
-"""Where ``gravebox run --fake`` spends its start-up: the steps of ``box.cli.run_box``, timed one by one.
+"""Where ``gravebox run --fake`` spends its start-up: the steps of ``box.cli.main.run_box``, timed one by one.
 
 Meant to run in a fresh process (``bench/startup.py`` spawns it); prints one JSON object of
 milliseconds per step, in the order ``run_box`` takes them, up to the first frame (READY=1
 follows it at once). ``--journal PATH`` starts it on a copy of that journal (a game to resume). The box is put together as the service does it, by the composition root
-``box.app.assemble`` with the garbage collector paused as ``run_box`` pauses it; the parts'
+``box.core.app.assemble`` with the garbage collector paused as ``run_box`` pauses it; the parts'
 and the journal's shares of ``assemble`` are timed inside it.
 """
 
@@ -28,14 +28,14 @@ def main() -> dict[str, float]:
     def mark(name: str) -> None:
         marks.append((name, time.perf_counter()))
 
-    import box.cli  # the command's own module (argparse, logging)
+    import box.cli.main  # the command's own module (argparse, logging)
 
     mark("import box.cli")
     gc.disable()  # as run_box does until the box is up
-    import box.app
-    import box.hardware
-    from box.journal import enter_state_directory
-    from box.pinmap import load_pinmap
+    import box.core.app
+    import box.core.hardware
+    from box.storage.journal import enter_state_directory
+    from box.storage.pinmap import load_pinmap
 
     mark("import box.app (the box's modules)")
     inside: dict[str, float] = {}
@@ -50,22 +50,22 @@ def main() -> dict[str, float]:
 
         return call
 
-    open_parts = timed("assemble: open_parts (imports gpiozero's mock pins, luma, PIL.Image)", box.hardware.open_parts)
-    box.app.Journal.open_or_recover = timed("assemble: Journal.open_or_recover (new file)", box.app.Journal.open_or_recover)
+    open_parts = timed("assemble: open_parts (imports gpiozero's mock pins, luma, PIL.Image)", box.core.hardware.open_parts)
+    box.core.app.Journal.open_or_recover = timed("assemble: Journal.open_or_recover (new file)", box.core.app.Journal.open_or_recover)
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as scratch:
         if "--journal" in sys.argv:  # a journal to resume (bench/instructions.py: the long game)
             import shutil
 
             shutil.copyfile(sys.argv[sys.argv.index("--journal") + 1], Path(scratch) / "journal.db")
-        args = box.cli.build_parser("run").parse_args(["run", "--fake", "--state-dir", scratch])
+        args = box.cli.main.build_parser("run").parse_args(["run", "--fake", "--state-dir", scratch])
         mark("the command line (argparse)")
-        config, settings = box.cli.settings_from(args)
-        pinmap = load_pinmap(config.pinmap or box.cli.default_pinmap())
+        config, settings = box.cli.main.settings_from(args)
+        pinmap = load_pinmap(config.pinmap or box.cli.main.default_pinmap())
         state_dir = enter_state_directory(Path(scratch))
         mark("settings and pin map (TOML)")
         inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         parts = open_parts(pinmap, inbox.put, time.monotonic, simulated=True)  # as assemble opens them
-        app = box.app.assemble(pinmap, time.monotonic, settings, state_dir, True, parts=parts, inbox=inbox)
+        app = box.core.app.assemble(pinmap, time.monotonic, settings, state_dir, True, parts=parts, inbox=inbox)
         gc.freeze()
         gc.enable()
         mark("assemble (parts, journal, tag map, Box, loop)")

@@ -48,8 +48,8 @@ def commit_floor_ns(directory: Path, commits: int = 100) -> list[int]:
 
 def k_choice(session: Any, journal: Any) -> dict[str, Any]:
     """Replay and checkpoint costs measured on the game's last 2,000 actions, and what each K makes of them."""
+    from box.base.session import decode
     from box.games.base import Step
-    from box.session import decode
 
     rows = journal.actions(session.record.id, after=max(0, (session.last_seq or 0) - 2_000))
     actions = [decode(data) for _, data in rows]
@@ -81,9 +81,9 @@ def k_choice(session: Any, journal: Any) -> dict[str, Any]:
 
 def measure(kind: str, directory: Path, undos: int) -> dict[str, Any]:
     """Resume and undo on a copy of the ``kind`` journal."""
+    from box.base.session import GameSession
     from box.games import rules_for
-    from box.journal import Journal
-    from box.session import GameSession
+    from box.storage.journal import Journal
 
     path = copy_to(kind, directory / kind)
     start = time.perf_counter_ns()

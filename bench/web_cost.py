@@ -149,7 +149,7 @@ def latency(events: int, pages: int) -> dict[str, Any]:
 
     import input_latency
 
-    from box.control import ControlServer
+    from box.links.control import ControlServer
 
     def measure(with_loop: Callable[[Any], None] | None = None) -> dict[str, Any]:
         """One run, with the box process's CPU seconds (every thread of it, none of the page's) per input."""

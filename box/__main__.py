@@ -2,6 +2,6 @@
 
 import sys
 
-from box.cli import main
+from box.cli.main import main
 
 sys.exit(main())

@@ -11,12 +11,10 @@ named tuples and an enum: the box's start imports this module and nothing more f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from box.tags import TagMap
+from typing import Any, NamedTuple
 
 
 class Edge(NamedTuple):
@@ -110,37 +108,15 @@ class Pressed(NamedTuple):
     kind: str
 
 
-SAVE, LOAD, KEEP = "save", "load", "keep"
-BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…", KEEP: "Keeping the tags…"}
-"""What the screen says while a job runs: SAVE to a stick, LOAD from one, KEEP a loaded map as the box's."""
-
-
-class TagsMoved(NamedTuple):
-    """A stick job's answer, posted into the loop's inbox for the Box (the Box's one door)."""
-
-    job: str
-    """SAVE or LOAD."""
-    answer: str
-    """One line for the screen."""
-    ok: bool = True
-    """False: nothing was saved or read (the answer says why)."""
-    imported: TagMap | None = None
-    """LOAD: the stick's tags, checked in full against the decks (None: nothing to change)."""
-    merged: TagMap | None = None
-    """LOAD: `base` with the stick's tags merged over it: the map to swap in (made off the loop)."""
-    replaced: int = 0
-    """LOAD: how many tags of `base` the import changes or drops (made-up simulator tags aside)."""
-    base: Mapping[bytes, tuple[str, str]] | None = None
-    """LOAD: the box's tags when the job started, which `merged` was made over: if the box's tags
-    are no longer these (a tag enrolled meanwhile), merge `imported` over them instead."""
-
-
-class TagsProgress(NamedTuple):
-    """A stick job's progress, posted by its worker: what the screen says meanwhile ("Checking 35000 tags…")."""
-
-    job: str
-    doing: str
-
-
 class Refused(Exception):
     """An input the box will not take: its reason goes on the panel and back to whoever sent it."""
+
+
+@dataclass(frozen=True)
+class ControlCommand:
+    """A command from the page, for the one loop to carry out; `reply` gets what became of it
+    ("" when done, else the reason it was refused), on the loop's thread."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    reply: Callable[[str], None] | None = field(default=None, compare=False, repr=False)

@@ -54,3 +54,7 @@ class PressKind(Word):
     LONG = "long"
     REPEAT = "repeat"  # auto-repeat of a held UP/DOWN; screens take it as a short press
     COMBO = "combo"  # BACK and OK held together (the power-off combination)
+
+
+CONTROLLERS = ("ssd1306", "sh1106")
+"""The OLED controllers the box drives (the pin map's `controller`)."""

@@ -1,4 +1,4 @@
-"""Write box/font_data.py: Pillow's built-in bitmap font as raw data, so the box loads it without Pillow's image readers.
+"""Write box/screens/font_data.py: Pillow's built-in bitmap font as raw data, so the box loads it without Pillow's image readers.
 
 Run from the repository root with the box's environment: ``.venv/bin/python scripts/font_data.py``.
 tests/test_startup.py checks that the written font draws exactly what Pillow's own draws.

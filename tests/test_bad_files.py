@@ -1,6 +1,6 @@
 """Every bad file the command line meets: one line naming file, line and field, exit status 2.
 
-Run in this process through `box.cli.main` (the same code as the `gravebox` command, which
+Run in this process through `box.cli.main.main` (the same code as the `gravebox` command, which
 tests/test_faults.py runs as a real process): a traceback would fail the test.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from box.cli import main
+from box.cli.main import main
 from box.games import rules_for
 
 REPO = Path(__file__).resolve().parent.parent
@@ -127,7 +127,7 @@ def test_a_bad_board_file(tmp_path, script, capsys) -> None:
         ('[box]\nnames = ["Ann", 7]\n', ["config.toml:2:", "box.names"]),
         ('[box]\nnames = ["Ann", " ann "]\n', ["config.toml:2:", "box.names", "must differ"]),
         ("[box]\ndecks = 5\n", ["config.toml:2:", "box.decks"]),
-        ("[box]\npinmap = false\n", ["config.toml:2:", "box.pinmap"]),
+        ("[box]\npinmap = false\n", ["config.toml:2:", "box.storage.pinmap"]),
         ('\ufeff[box]\nnames = ["Ann", "Ann"]\n', ["config.toml:2:", "box.names"]),  # a BOM is read past
     ],
     ids=[

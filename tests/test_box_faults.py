@@ -12,10 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from box.journal import Journal
-from box.service import Box, Settings
-from box.tags import TagMap
-from box.tools import DiceCup
+from box.base.settings import Settings
+from box.core.service import Box
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal
+from box.storage.tags import TagMap
 
 REPO = Path(__file__).resolve().parent.parent
 FULL_REASONS = {"Storage full", "Storage failing"}
@@ -99,7 +100,7 @@ def test_a_tag_map_set_aside_at_start_is_said(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.mkdir()
     (state / "tags.csv").write_bytes(b"uid,game,card\n04a1b2c3,dead-set,ds001\nzz,dead-set,ds002\n")
-    from box.app import load_tags
+    from box.core.app import load_tags
 
     tags, aside = load_tags(state)
     box = Box(Journal(":memory:"), tags, DiceCup.seeded(1), Settings(), tags_aside=aside)

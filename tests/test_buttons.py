@@ -9,7 +9,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import given
 from hypothesis import strategies as st
 
-from box.pinmap import PinUnavailable
+from box.errors import PinUnavailable
 from box.ports.buttons import ButtonEvent, Edge, GpioButtons, PressDetector
 
 

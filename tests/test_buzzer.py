@@ -8,8 +8,8 @@ from itertools import pairwise
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from box.errors import PinUnavailable
 from box.games.base import Sound
-from box.pinmap import PinUnavailable
 from box.ports.buzzer import DEFAULT_VOLUME, MELODIES, VOLUMES, BeepOutput, BuzzerPlayer, TonalOutput
 
 PIN = 18

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from box.enrolment import Enrolment, names_from
 from box.games import load_decks
 from box.ports.nfc.ntag import identify
 from box.ports.nfc.simchip import SimMifareClassic, SimNtag
+from box.screens.enrolment import Enrolment, names_from
 from box.sim.world import SimulatedBox
-from box.tags import TAGS_FILE, TagMap
+from box.storage.tags import TAGS_FILE, TagMap
 
 FRESH = bytes.fromhex("04c0ffee123456")  # no box's tag map knows it (the simulator's made-up UIDs are others)
 OTHER = bytes.fromhex("04c0ffee654321")

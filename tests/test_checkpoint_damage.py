@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from box.base.session import GameSession, full_replay
+from box.base.settings import Settings
+from box.core.service import Box
 from box.games import GAMES, rules_for
 from box.games.base import Tap
-from box.journal import Journal
-from box.journal.checkpoints import frame, table_is_sound
-from box.service import Box, Settings
-from box.session import GameSession, full_replay
-from box.tags import TagMap
-from box.tools import DiceCup
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal
+from box.storage.journal.checkpoints import frame, table_is_sound
+from box.storage.tags import TagMap
 from tests.test_checkpoints import accepted, start
 
 DAMAGE = {
@@ -113,7 +114,7 @@ def test_the_issue_reproduction_a_renamed_column_loses_neither_the_game_nor_late
     for boot_number in range(2):
         box = boot()
         assert box.session is not None, f"boot {boot_number}: the game in play was lost"
-        assert (box.session.record.name, box.session.count) == (("dead-set", 5) if boot_number == 0 else ("deadlines", 1))
+        assert (box.base.session.record.name, box.session.count) == (("dead-set", 5) if boot_number == 0 else ("deadlines", 1))
         box.lobby.start_game("deadlines", 20.0, players=2)
         box.game.act(Tap("left", next(iter(decks["deadlines"].cards))), 21.0)
         assert box.session.count == 1

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from box.base.session import GameSession, full_replay
 from box.games import GAMES, rules_for
 from box.games.base import BUTTONS, READERS, Press, Roll, Step, Tap
-from box.journal import Journal
-from box.session import GameSession, full_replay
+from box.storage.journal import Journal
 
 
 def start(game: str, every: int, journal: Journal | None = None) -> GameSession:
@@ -148,7 +148,7 @@ def test_random_play_undo_and_resume_always_equal_a_full_replay(game: str, data:
 def test_a_version_1_journal_resumes_and_gets_its_checkpoints_table_with_the_first_write(tmp_path) -> None:
     import sqlite3
 
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     path = tmp_path / "journal.db"
     session = start("deck-of-death", every=4, journal=Journal(path))

@@ -12,8 +12,8 @@ from typing import BinaryIO
 
 import pytest
 
-from box.control import ControlCommand, ControlServer, check_command, runtime_directory
-from box.control_client import ControlClient
+from box.links.client import ControlClient
+from box.links.control import ControlCommand, ControlServer, check_command, runtime_directory
 
 
 @pytest.fixture

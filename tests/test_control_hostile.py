@@ -24,8 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from box import control as control_module
-from box.control import (
+from box.links import control as control_module
+from box.links.client import ControlClient, Subscription
+from box.links.control import (
     IDLE_TIMEOUT,
     MAX_CLIENTS,
     MAX_SUBSCRIBERS,
@@ -36,8 +37,7 @@ from box.control import (
     decode_line,
     runtime_directory,
 )
-from box.control_client import ControlClient, Subscription
-from box.socket_trust import Trust, Untrusted
+from box.links.trust import Trust, Untrusted
 
 
 class FakeClock:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from box.journal import Journal
+from box.storage.journal import Journal
 from tests.support import environment, gravebox_command
 
 REPO = Path(__file__).resolve().parent.parent

@@ -141,8 +141,8 @@ def test_a_face_down_recruit_is_secret_until_it_turns_face_up():
 
 
 def test_the_undo_label_does_not_name_a_secret_recruit():
-    from box.journal import Journal
-    from box.session import GameSession
+    from box.base.session import GameSession
+    from box.storage.journal import Journal
 
     journal = Journal(":memory:")
     journal.start_game("dead-fellas", ["Ann", "Bob"], {}, None)

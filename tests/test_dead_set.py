@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games.base import Press, Rejected, Roll, Setup, Sound, Tap
 from box.games.dead_set import RULES
 from box.games.dead_set.state import Phase, State

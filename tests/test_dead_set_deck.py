@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from box.cards import BUILTIN_DIR
+from box.decks.codec import BUILTIN_DIR
 from box.errors import DeckError
 from box.games.dead_set import RULES
 

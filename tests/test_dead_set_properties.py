@@ -7,7 +7,7 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games.base import BUTTONS, READERS, Press, Rejected, Roll, Setup, Step, Tap
 from box.games.dead_set import RULES
 from box.games.dead_set.invariants import check, check_step

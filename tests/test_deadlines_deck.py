@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from box.cards import BUILTIN_DIR
+from box.decks.codec import BUILTIN_DIR
 from box.games.deadlines import RULES
 from box.games.deadlines.cards import DAY, MONTH, YEAR, PartialDate, compare, compare_spans, parse_date, parse_span
 

@@ -164,7 +164,7 @@ def test_a_bad_board_file_alone_stops_the_load(tmp_path):
 
 
 def test_the_box_finds_a_deck_folder_by_either_file(tmp_path):
-    from box.cards import deck_folder
+    from box.decks.codec import deck_folder
 
     assert deck_folder("deck-of-death", tmp_path) is None
     (tmp_path / "deck-of-death.toml").write_text(BOARD, encoding="utf-8")

@@ -11,7 +11,7 @@ from luma.core.error import DeviceNotFoundError
 from luma.core.interface.serial import noop
 from PIL import Image, ImageDraw
 
-from box.care import ScreenCare
+from box.base.care import ScreenCare
 from box.ports.display import (
     DisplayUnavailable,
     FramePusher,

@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw
 from box.games.base import View
 from box.ports.display import FramePusher
 from box.ports.panel import PagedSSD1306, pack_pages
-from box.screens import render
+from box.screens.render import render
 from tests.test_display_panel import PanelRam
 
 LINES = ("Deadlines", "Dead Set", "Dead Fellas", "Deck of Death", "Settings")

@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 from box.games.base import View
 from box.ports.display import open_oled
 from box.ports.panel import DRIVERS, PagedSH1106, PagedSSD1306, changed_columns, pack_pages, windows
-from box.screens import render
+from box.screens.render import render
 
 LUMA = {"ssd1306": ssd1306, "sh1106": sh1106}
 

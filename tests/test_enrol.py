@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from box.cards import Deck
-from box.enrolment import Enrolment, export_tags, import_tags, names_from
+from box.decks.codec import Deck
 from box.errors import ConfigError
 from box.games import rules_for
 from box.games.base import Sound
-from box.screens import render, render_progress
-from box.tags import TAGS_FILE, TagMap
+from box.screens.enrolment import Enrolment, export_tags, import_tags, names_from
+from box.screens.render import render, render_progress
+from box.storage.tags import TAGS_FILE, TagMap
 
 ROOT = Path(__file__).resolve().parent.parent
 TAG = [bytes.fromhex(h) for h in ("04a1b2c3", "04a1b2c4", "04a1b2c5", "04a1b2c6d7e8f9", "04a1b2c7")]
@@ -230,7 +230,7 @@ def test_import_refuses_a_tag_kept_by_another_card(decks, tmp_path):
 
 def test_the_simulator_enrols_raw_uids_through_the_pn532_driver(decks, tmp_path):
     """The box's one loop on simulated parts: a raw tag laid on a simulated chip is enrolled and saved."""
-    from box.commands.enroll import command
+    from box.cli.enroll import command
     from box.sim.world import SimulatedBox
 
     world = SimulatedBox(tmp_path, root=lambda tags: walk(decks, tmp_path, tags))
@@ -258,7 +258,7 @@ def test_the_simulator_enrols_raw_uids_through_the_pn532_driver(decks, tmp_path)
 
 def run_enrol(tmp_path, *args, stdin=""):
     return subprocess.run(
-        [sys.executable, "-m", "box.cli", "enroll", *args, "--state-dir", str(tmp_path), "--config", str(tmp_path / "x")],
+        [sys.executable, "-m", "box.cli.main", "enroll", *args, "--state-dir", str(tmp_path), "--config", str(tmp_path / "x")],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -105,7 +105,7 @@ def test_events_are_json_for_the_wire() -> None:
 
 
 def test_the_history_keeps_each_finished_game_as_one_line(tmp_path: Path) -> None:
-    from box.history import HISTORY_FILE, read
+    from box.storage.history import HISTORY_FILE, read
 
     world = SimulatedBox(tmp_path, decks_dir=SCENARIOS / "dead-set" / "decks")
     world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
@@ -133,7 +133,7 @@ names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_siz
     actions=st.integers(0, 10**5),
 )
 def test_the_history_reads_back_every_game_it_writes(tmp_path_factory, number, players, figure, actions) -> None:
-    from box.history import HISTORY_FILE, Played, append, read
+    from box.storage.history import HISTORY_FILE, Played, append, read
 
     path = tmp_path_factory.mktemp("history") / HISTORY_FILE
     played = Played(number, "dead-set", "Dead Set", tuple(players), tuple(players[:1]),
@@ -146,7 +146,7 @@ def test_the_history_reads_back_every_game_it_writes(tmp_path_factory, number, p
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(max_size=4096))
 def test_the_history_takes_any_bytes_without_a_traceback(tmp_path_factory, data) -> None:
-    from box.history import HISTORY_FILE, Played, read
+    from box.storage.history import HISTORY_FILE, Played, read
 
     path = tmp_path_factory.mktemp("history") / HISTORY_FILE
     path.write_bytes(data)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 
-from box import sdnotify
-from box.fault import open_fault_display, stay_up_showing
-from box.notices import fault_view
-from box.screens import render
+from box.core import sdnotify
+from box.core.fault import open_fault_display, stay_up_showing
+from box.parts.notices import fault_view
+from box.screens.render import render
 
 
 def test_the_reason_is_wrapped_onto_the_panel_and_its_end_kept() -> None:

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from luma.core.error import DeviceNotFoundError
 
-from box.journal import Journal
 from box.ports.display import DisplayUnavailable, FramePusher
 from box.sim.world import SimulatedBox
+from box.storage.journal import Journal
 
 REPO = Path(__file__).resolve().parent.parent
 FUNCTION_SCOPED = [HealthCheck.function_scoped_fixture]
@@ -160,7 +160,7 @@ class FailingPanel:
 
 
 def test_an_i2c_error_mid_game_is_retried_and_the_game_and_its_sounds_go_on(world: SimulatedBox) -> None:
-    from box.screens import render
+    from box.screens.render import render
 
     start_dead_set(world)
     panel = FailingPanel(world.parts.display)

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from box.core.tagtransfer import FILE_NAME, LOAD, TagsMoved, Transfers, export_tags, import_tags
 from box.errors import FileProblem
-from box.files import read_bounded, temporary_name, write_atomically
+from box.files.bounded import read_bounded, temporary_name, write_atomically
 from box.ports.usb import FakeSticks
-from box.roster import (
+from box.storage.roster import (
     MAX_NAME_LENGTH,
     ROSTER_FILE,
     Roster,
@@ -28,8 +29,7 @@ from box.roster import (
     player_name,
     save_roster,
 )
-from box.tags import TAGS_FILE, TagMap, check_entry, format_tags, parse_tag_bytes, parse_tags
-from box.tagtransfer import FILE_NAME, LOAD, TagsMoved, Transfers, export_tags, import_tags
+from box.storage.tags import TAGS_FILE, TagMap, check_entry, format_tags, parse_tag_bytes, parse_tags
 from box.web.cards import check_tags_upload
 from tests.test_bad_files import one_line
 from tests.test_tag_transfer import DECKS
@@ -95,7 +95,7 @@ def test_a_roster_the_storage_will_not_read_is_left_where_it_is(tmp_path: Path, 
 
         raise ConfigError(path, "cannot read it: Input/output error", storage_fault=True)
 
-    monkeypatch.setattr("box.roster.read_bounded", failing)
+    monkeypatch.setattr("box.storage.roster.read_bounded", failing)
     roster, aside = load_or_recover(path)
     assert roster == Roster() and aside is not None and aside.kept is None and path.exists()
 
@@ -330,7 +330,7 @@ def test_a_35000_tag_load_is_merged_and_counted_by_the_worker(tmp_path: Path, mo
 
 
 def test_the_box_only_swaps_the_merged_map_in(tmp_path: Path, monkeypatch) -> None:
-    from box.app import SIM_STICK, SIM_STICKS
+    from box.core.app import SIM_STICK, SIM_STICKS
     from box.sim.world import SimulatedBox
     from tests.test_tag_transfer import answered, usb
 
@@ -573,10 +573,10 @@ def test_fuzz_the_roster_codec(tmp_path: Path, data: bytes) -> None:
 @FUZZ
 @given(data=JUNK)
 def test_fuzz_the_settings_pin_map_board_and_deck_codecs(tmp_path: Path, data: bytes) -> None:
-    from box.config import load_config
     from box.games import rules_for
     from box.games.deck_of_death.cards import load_board
-    from box.pinmap import load_pinmap
+    from box.storage.config import load_config
+    from box.storage.pinmap import load_pinmap
 
     folder = tmp_path / "files"
     folder.mkdir(exist_ok=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from box.journal import VERSION, Journal, JournalTooNew, make_state_directory
+from box.storage.journal import VERSION, Journal, JournalTooNew, make_state_directory
 
 
 def test_actions_survive_closing_and_reopening(tmp_path):
@@ -97,7 +97,7 @@ def test_garbage_in_a_row_counts_as_damage(tmp_path):
 def test_a_journal_that_cannot_be_opened_is_not_treated_as_damage(tmp_path):
     import pytest
 
-    from box.journal import JournalUnavailable
+    from box.storage.journal import JournalUnavailable
 
     with pytest.raises(JournalUnavailable, match="state directory"):
         Journal.open_or_recover(tmp_path / "missing" / "journal.db")

@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 
+from box.base.session import CHECKPOINT_EVERY, GameSession
+from box.base.settings import Settings
+from box.core.service import Box
 from box.games import GAMES, rules_for
 from box.games.base import BUTTONS, READERS, Press, Roll, Step, Tap
-from box.journal import Journal, JournalTooNew
-from box.service import Box, Settings
-from box.session import CHECKPOINT_EVERY, GameSession
-from box.tags import TagMap
-from box.tools import DiceCup
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal, JournalTooNew
+from box.storage.tags import TagMap
 
 CASES = 2000
 SEED = 20261201
@@ -72,7 +73,7 @@ def played_states(folder: Path) -> list[dict[str, bytes]]:
     box, _ = boot(path)
     box.lobby.start_game("deck-of-death", 30.0, players=3)
     assert box.session is not None
-    play_accepted(box.session, 2 * CHECKPOINT_EVERY + 10)
+    play_accepted(box.base.session, 2 * CHECKPOINT_EVERY + 10)
     assert box.journal.db.execute("SELECT COUNT(*) FROM checkpoints").fetchone() == (2,)
     return [*states, as_cut(path), as_stopped(box, path)]
 

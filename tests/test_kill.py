@@ -20,9 +20,9 @@ import pytest
 
 from bench.soak import RandomPlayer
 from box.games import GAMES
-from box.journal import Journal
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
+from box.storage.journal import Journal
 from tests.support import environment, gravebox_command
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """The box's events on a real MQTT broker: Debian's mosquitto on a loopback port (./run-tests
 installs it with scripts/test-packages.sh; these tests skip only where it is not installed).
 
-The MQTT process (`gravebox mqtt`, box/mqtt.py) follows a real box's control socket: as a child
+The MQTT process (`gravebox mqtt`, box/links/mqtt.py) follows a real box's control socket: as a child
 process, or its `Bridge` on a thread of the test beside a simulated box."""
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from box.cli import main
-from box.config import MqttConfig, load_config
-from box.control import ControlServer
+from box.cli.main import main
 from box.events import DiceRolled, GameOver, GameStarted, StorageFailed
-from box.mqtt import TRIGGERS, Bridge, MqttPublisher, discovery
+from box.links.control import ControlServer
+from box.links.mqtt import TRIGGERS, Bridge, MqttPublisher, discovery
 from box.sim.world import SimulatedBox
+from box.storage.config import MqttConfig, load_config
 
 mqtt = pytest.importorskip("paho.mqtt.client")
 
@@ -395,10 +395,10 @@ def test_the_retained_state_follows_the_game() -> None:
 STARTS = """
 import sys, tempfile, time
 from pathlib import Path
-from box.app import assemble
-from box.config import MqttConfig
-from box.pinmap import load_pinmap
-from box.service import Settings
+from box.core.app import assemble
+from box.storage.config import MqttConfig
+from box.storage.pinmap import load_pinmap
+from box.base.settings import Settings
 app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True,
                mqtt=MqttConfig("127.0.0.1", 1883))
 app.loop.process(time.monotonic())
@@ -414,7 +414,7 @@ def test_with_mqtt_on_the_box_loads_nothing_of_it() -> None:
                          timeout=60)
     status, modules = run.stdout.split("\n", 1)
     assert "has not reported" in status  # the Box page's line until the MQTT process speaks
-    assert "box.app" in modules.split() and not {"box.mqtt", "paho", "paho.mqtt.client", "ssl"} & set(modules.split())
+    assert "box.core.app" in modules.split() and not {"box.links.mqtt", "paho", "paho.mqtt.client", "ssl"} & set(modules.split())
 
 
 def test_gravebox_run_with_mqtt_starts_the_mqtt_process_beside_the_box(broker: Broker, tmp_path: Path) -> None:

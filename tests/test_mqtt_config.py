@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from box.cli import main
-from box.config import load_config
+from box.cli.main import main
 from box.errors import ConfigError
+from box.storage.config import load_config
 
 
 def write(tmp_path: Path, text: str) -> Path:

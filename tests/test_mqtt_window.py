@@ -1,5 +1,5 @@
 """The MQTT process takes the box's events from its state dumps: each once, in order, the ones it
-could not see counted (box/mqtt.py `Window`, over the phone link's numbered window, box/phone.py)."""
+could not see counted (box/links/mqtt.py `Window`, over the phone link's numbered window, box/parts/phone.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from box.control import ControlServer
-from box.control_client import ControlClient
 from box.events import DiceRolled, Standing, StorageBack
-from box.mqtt import STATUS_LINE, Window, event_from_entry
-from box.phone import PhoneLink
+from box.links.client import ControlClient
+from box.links.control import ControlServer
+from box.links.mqtt import STATUS_LINE, Window, event_from_entry
+from box.parts.phone import PhoneLink
 
 
 def standing(turn: int) -> Standing:

@@ -224,7 +224,7 @@ def test_a_port_name_that_cannot_be_opened_is_reported_clearly() -> None:
 
 def test_a_port_another_program_holds_is_reported_as_in_use_not_garbled() -> None:
     # A real serial device (a pty) opened the way the box opens it: exclusively.
-    from box.hardware import serial_opener
+    from box.core.hardware import serial_opener
 
     controller, device = os.openpty()
     path = os.ttyname(device)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from box.cards import check_decks_folder
+from box.decks.codec import check_decks_folder
 from box.errors import DeckError
 from box.messages import ReaderStatus
 
@@ -31,7 +31,7 @@ def test_missing_decks_folder_is_an_error(tmp_path: Path) -> None:
 
 
 def test_every_command_on_an_installed_box_uses_the_services_state(tmp_path: Path, monkeypatch) -> None:
-    from box.journal import state_directory
+    from box.storage.journal import state_directory
 
     for variable in ("GRAVEBOX_STATE", "STATE_DIRECTORY"):
         monkeypatch.delenv(variable, raising=False)
@@ -49,8 +49,8 @@ def test_every_command_on_an_installed_box_uses_the_services_state(tmp_path: Pat
 
 
 def test_contrast_is_a_setting_checked_like_the_others(tmp_path: Path) -> None:
-    from box.config import load_config
     from box.errors import ConfigError
+    from box.storage.config import load_config
     from box.words import DEFAULT_CONTRAST
 
     path = tmp_path / "config.toml"
@@ -69,10 +69,11 @@ def test_contrast_is_a_setting_checked_like_the_others(tmp_path: Path) -> None:
 
 
 def make_box(journal=None, **settings):
-    from box.journal import Journal
-    from box.service import Box, Settings
-    from box.tags import TagMap
-    from box.tools import DiceCup
+    from box.base.settings import Settings
+    from box.core.service import Box
+    from box.screens.tools import DiceCup
+    from box.storage.journal import Journal
+    from box.storage.tags import TagMap
 
     return Box(journal or Journal(":memory:"), TagMap(), DiceCup(die=lambda: 2), Settings(**settings))
 
@@ -130,7 +131,7 @@ def test_a_card_on_a_dark_screen_wakes_it_and_acts() -> None:
 
 
 def test_volume_and_mute_from_the_box_menu_survive_a_restart() -> None:
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     journal = Journal(":memory:")
     box = make_box(journal)
@@ -255,7 +256,7 @@ def test_the_service_with_a_missing_decks_folder_shows_it_and_stays_up(tmp_path:
 
 
 def test_a_command_in_the_shared_state_keeps_its_files_group_writable(tmp_path: Path) -> None:
-    from box.journal import enter_state_directory
+    from box.storage.journal import enter_state_directory
 
     system = tmp_path / "var/lib/gravebox"
     system.mkdir(parents=True)
@@ -272,7 +273,7 @@ def test_a_command_in_the_shared_state_keeps_its_files_group_writable(tmp_path: 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may enter any folder: the refusal is for the owner's account")
 def test_an_account_outside_the_group_is_told_what_to_do(tmp_path: Path) -> None:
     from box.errors import FileProblem
-    from box.journal import enter_state_directory
+    from box.storage.journal import enter_state_directory
 
     system = tmp_path / "gravebox"
     system.mkdir(mode=0o700)

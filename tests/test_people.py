@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from box.control import ControlCommand, check_command
 from box.events import GameOver
-from box.history import HISTORY_FILE, History, journaled_seats
-from box.history import read as read_history
-from box.journal import Journal
-from box.roster import ROSTER_FILE, SEATS, Roster, load_roster, person_id, save_roster
+from box.links.control import ControlCommand, check_command
 from box.sim.world import SimulatedBox
+from box.storage.history import HISTORY_FILE, History, journaled_seats
+from box.storage.history import read as read_history
+from box.storage.journal import Journal
+from box.storage.roster import ROSTER_FILE, SEATS, Roster, load_roster, person_id, save_roster
 from box.web.journal_view import GameSummary, player_stats, seats_of
 from tests import test_web
 from tests.test_web import ORIGIN, Rig, text

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from box.control import ControlCommand, ControlServer
-from box.control_client import ControlClient
-from box.loop import PUBLISH_GAP
-from box.roster import ROSTER_FILE, Roster, save_roster
+from box.core.loop import PUBLISH_GAP
+from box.links.client import ControlClient
+from box.links.control import ControlCommand, ControlServer
 from box.sim.world import SimulatedBox
-from box.tags import TAGS_FILE, TagMap
+from box.storage.roster import ROSTER_FILE, Roster, save_roster
+from box.storage.tags import TAGS_FILE, TagMap
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 FRESH_TAG = bytes.fromhex("04c0ffee000001")
@@ -168,7 +168,7 @@ def test_a_burst_of_passes_costs_one_dump_at_once_and_one_at_the_gap_end(world: 
 def test_the_self_test_report_is_kept_for_the_box_page(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
-    from box.cli import main
+    from box.cli.main import main
     from box.web.app import WebSettings, create_app
 
     assert main(["selftest", "--fake", "--seconds", "0", "--state-dir", str(tmp_path)]) == 0

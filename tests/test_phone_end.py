@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from box.control import ControlCommand, check_command
 from box.games import rules_for
+from box.links.control import ControlCommand, check_command
 from box.sim.world import SimulatedBox
 from box.words import Sound
 

@@ -12,8 +12,8 @@ import pytest
 import segno
 from PIL import Image
 
-from box.cli import settings_from
-from box.phone import PhonePage, page_address
+from box.cli.main import settings_from
+from box.parts.phone import PhonePage, page_address
 from box.sim.world import SimulatedBox
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,9 +83,9 @@ def test_the_address_comes_from_the_settings_web_section(tmp_path: Path) -> None
 QR_LATER = """
 import sys, tempfile, time
 from pathlib import Path
-from box.app import assemble
-from box.pinmap import load_pinmap
-from box.service import Settings
+from box.core.app import assemble
+from box.storage.pinmap import load_pinmap
+from box.base.settings import Settings
 app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True)
 app.loop.process(time.monotonic())
 print("segno" in sys.modules)
@@ -103,7 +103,7 @@ def test_the_qr_library_loads_when_the_screen_opens_never_at_the_start() -> None
 
 
 def test_the_simulator_says_where_its_page_is_or_how_to_serve_one(tmp_path: Path) -> None:
-    from box.cli import page_of
+    from box.cli.main import page_of
     from box.web.thread import Beside
 
     assert page_of(Beside("127.0.0.1", 9000)) == "http://127.0.0.1:9000/"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from box.errors import ConfigError
-from box.pinmap import DEFAULT_PINMAP, PinMap, load_pinmap
+from box.storage.pinmap import DEFAULT_PINMAP, PinMap, load_pinmap
 
 GOOD = """\
 [buttons]

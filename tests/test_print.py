@@ -14,15 +14,15 @@ import pytest
 pytest.importorskip("fpdf")
 from pypdf import PdfReader
 
-from box.cards import BUILTIN_DIR, Deck
-from box.cli import main
+from box.cli.main import main
+from box.decks.codec import BUILTIN_DIR, Deck
+from box.decks.order import CARDS_PER_SHEET, place_label, printed_order, sheets
 from box.errors import FileProblem
 from box.games import GAMES, load_deck
 from box.games.deck_of_death.cards import parse_board
 from box.printing.board import Rings, render_board, tile_grid
 from box.printing.cards import DESIGNS, render_deck
 from box.printing.layout import CARD_SIZES, PAPERS, SIDES, CardSheet
-from box.printing.order import CARDS_PER_SHEET, place_label, printed_order, sheets
 
 MM = 25.4 / 72  # a PDF point in mm
 DATE = re.compile(r"\b\d{4}-\d{2}\b|\bBC\b")

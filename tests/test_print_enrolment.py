@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from box.enrolment import Enrolment
+from box.decks.order import printed_order
 from box.games import load_deck
-from box.printing.order import printed_order
-from box.tags import TagMap
+from box.screens.enrolment import Enrolment
+from box.storage.tags import TagMap
 
 
 def test_the_walk_is_the_printed_order_and_names_each_cards_sheet_and_place() -> None:

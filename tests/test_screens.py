@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from box.games.base import View
-from box.screens import (
+from box.screens.render import (
     HEIGHT,
     ROLL_FRAMES,
     TITLE_BAR,
@@ -231,8 +231,8 @@ def test_to_text_puts_two_pixel_rows_in_one_character():
 
 
 def test_the_loop_scrolls_a_long_selected_line_on_the_panel_and_stops_when_the_screen_dims(tmp_path):
-    from box.roster import ROSTER_FILE, Roster, save_roster
     from box.sim.world import SimulatedBox
+    from box.storage.roster import ROSTER_FILE, Roster, save_roster
 
     names = ["Annabelle", "Bartholomew", "Cornelius"]
     save_roster(Roster.checked(names, {}), tmp_path / ROSTER_FILE)

@@ -14,18 +14,19 @@ from collections.abc import Callable
 
 from PIL import Image
 
-from box.hardware import Parts
-from box.journal import Journal
-from box.loop import BoxLoop
+from box.base.settings import Settings
+from box.core.hardware import Parts
+from box.core.loop import BoxLoop
+from box.core.service import Box
 from box.messages import ReaderEvent, ReaderStatus, WriteCard
-from box.pinmap import load_pinmap
 from box.ports import ButtonsPort, BuzzerPort, FramePort, ReaderPort
 from box.ports.buttons import Edge
 from box.ports.display import PusherThread
 from box.ports.nfc.reader import start_readers
-from box.service import Box, Settings
-from box.tags import TagMap
-from box.tools import DiceCup
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal
+from box.storage.pinmap import load_pinmap
+from box.storage.tags import TagMap
 from box.words import Sound
 
 

@@ -2,11 +2,12 @@
 
 from pathlib import Path
 
-from box.journal import Journal
-from box.roster import ROSTER_FILE, Roster, load_roster
-from box.service import Box, Settings
-from box.tags import TagMap
-from box.tools import DiceCup
+from box.base.settings import Settings
+from box.core.service import Box
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal
+from box.storage.roster import ROSTER_FILE, Roster, load_roster
+from box.storage.tags import TagMap
 
 DECKS = Path(__file__).parent / "scenarios" / "box" / "decks"
 

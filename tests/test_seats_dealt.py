@@ -12,16 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from box.cards import Deck
+from box.base.settings import Settings
+from box.core.service import Box
+from box.decks.codec import Deck
 from box.games.base import Press, Setup
 from box.games.dead_fellas import RULES as DEAD_FELLAS
 from box.games.dead_set import RULES as DEAD_SET
 from box.games.deck_of_death import RULES as DECK_OF_DEATH
 from box.games.kit import MOST_PLAYERS
-from box.journal import Journal
-from box.service import Box, Settings
-from box.tags import TagMap
-from box.tools import DiceCup
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal
+from box.storage.tags import TagMap
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 GAMES = (DEAD_SET, DEAD_FELLAS, DECK_OF_DEATH)
@@ -78,4 +79,4 @@ def test_the_box_refuses_a_start_the_deck_cannot_deal_for_and_journals_nothing()
         box.lobby.start_game(DECK_OF_DEATH.name, now=0.0, players=5)
     assert box.session is None and box.journal.unfinished_game() is None
     box.lobby.start_game(DECK_OF_DEATH.name, now=0.0, players=4)
-    assert box.session is not None and len(box.session.players) == 4
+    assert box.session is not None and len(box.base.session.players) == 4

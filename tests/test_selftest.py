@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from box.games.base import BUTTONS
-from box.screens import render
-from box.selftest import SOUNDS, SelfTest, pattern_image
+from box.screens.render import render
+from box.screens.selftest import SOUNDS, SelfTest, pattern_image
 
 ROOT = Path(__file__).resolve().parent.parent
 READERS = {"left": "/dev/gravebox-left", "middle": "/dev/gravebox-middle", "right": "/dev/gravebox-right"}
@@ -145,8 +145,8 @@ def test_idle_for_long_closes_it():
 
 def test_the_box_loop_runs_it_on_simulated_parts(tmp_path):
     """Pins, the simulated PN532 and the dummy display: presses, a card and sounds reach the screen."""
-    from box.pinmap import load_pinmap
     from box.sim.world import SimulatedBox
+    from box.storage.pinmap import load_pinmap
 
     readers = dict(load_pinmap().readers)
     world = SimulatedBox(tmp_path, root=lambda tags: SelfTest(readers, now=0.0))
@@ -169,7 +169,7 @@ def test_the_box_loop_runs_it_on_simulated_parts(tmp_path):
 
 def selftest(*args: str) -> subprocess.CompletedProcess[str]:
     """`gravebox selftest ARGS` in a child process, its output kept."""
-    command = [sys.executable, "-m", "box.cli", "selftest", *args]
+    command = [sys.executable, "-m", "box.cli.main", "selftest", *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
 
 
@@ -193,10 +193,10 @@ def test_gravebox_selftest_fails_when_buttons_are_expected_and_never_pressed(tmp
 
 
 def test_gravebox_cli_selftest_when_wired(tmp_path):
-    from box import cli
+    from box.cli import main as cli
 
     if "selftest" not in cli.COMMANDS:
-        pytest.skip("gravebox selftest is not wired into box/cli.py yet")
+        pytest.skip("gravebox selftest is not wired into box/cli/main.py yet")
     result = selftest("--fake")
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -4,11 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from box.journal import Journal
-from box.menu import FIRST_OPTION
-from box.service import Box, GameStartError, Settings
-from box.tags import TagMap, simulated_uid
-from box.tools import DiceCup
+from box.base.settings import Settings
+from box.core.service import Box, GameStartError
+from box.screens.menu import FIRST_OPTION
+from box.screens.tools import DiceCup
+from box.storage.journal import Journal
+from box.storage.tags import TagMap, simulated_uid
 
 DECKS = Path(__file__).parent / "scenarios" / "box" / "decks"
 
@@ -95,7 +96,7 @@ def test_refused_taps_say_why_and_change_nothing():
     box.take_sounds()
     box.card_placed("left", bytes.fromhex("04010203040506"), now=2.0)
     assert box.notices.text == "Unknown card 04010203040506"
-    box.card_placed("left", simulated_uid("dead-set", next(iter(box.lobby.deck("dead-set").cards))), now=2.5)
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.parts.lobby.deck("dead-set").cards))), now=2.5)
     assert box.notices.text == "That card is from Dead Set"
     assert box.take_sounds() == ["error", "error"]
     after = box.dump(2.5)
@@ -264,5 +265,5 @@ def test_a_card_laid_while_the_free_dice_show_puts_them_away_and_counts():
     box.lobby.start_game("dead-set", now=0.0)
     press(box, "roll")  # Dead Set wants no dice: the free dice
     assert box.dump(1.0)["screen"] == "dice"
-    box.card_placed("left", simulated_uid("dead-set", next(iter(box.lobby.deck("dead-set").cards))), now=2.0)
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.parts.lobby.deck("dead-set").cards))), now=2.0)
     assert box.dump(2.0)["screen"] == "game" and box.dump(2.0)["actions"] == 1

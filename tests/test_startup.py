@@ -10,16 +10,16 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from box.cli import main
-from box.screens import _font
+from box.cli.main import main
+from box.screens.render import _font
 
 REPO = Path(__file__).resolve().parent.parent
 
 FIRST_FRAME = """
 import sys
-import box.app
+import box.core.app
 from box.games.base import View
-from box.screens import render
+from box.screens.render import render
 frame = render(View("Gravebox", ("Deck of Death", "Dead Set")))
 print(frame.getbbox() is not None, " ".join(sorted(sys.modules)))
 """
@@ -29,7 +29,7 @@ def test_the_box_and_its_first_frame_load_no_module_the_start_does_not_need() ->
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     run = subprocess.run([sys.executable, "-c", FIRST_FRAME], env=env, capture_output=True, text=True, check=True)
     drawn, *modules = run.stdout.split()
-    assert drawn == "True" and "box.font_data" in modules  # the frame has text on it, in the box's font
+    assert drawn == "True" and "box.screens.font_data" in modules  # the frame has text on it, in the box's font
     # the dice use random.SystemRandom, not secrets (hmac, OpenSSL); the font is raw data, no PNG to decode
     unneeded = {"secrets", "hmac", "_hashlib", "argparse", "PIL.ImageFile", "PIL.PngImagePlugin", "PIL.JpegImagePlugin"}
     assert not set(modules) & unneeded
@@ -38,9 +38,9 @@ def test_the_box_and_its_first_frame_load_no_module_the_start_does_not_need() ->
 A_FAKE_BOX_UP = """
 import sys, tempfile, time
 from pathlib import Path
-from box.app import assemble
-from box.pinmap import load_pinmap
-from box.service import Settings
+from box.core.app import assemble
+from box.storage.pinmap import load_pinmap
+from box.base.settings import Settings
 app = assemble(load_pinmap(), time.monotonic, Settings(), Path(tempfile.mkdtemp()), simulated=True)
 app.loop.process(time.monotonic())  # the first frame: what the box shows at READY
 print(app.loop.renders, " ".join(sorted(sys.modules)))
@@ -84,7 +84,7 @@ def test_the_box_font_draws_exactly_what_pillows_own_bitmap_font_draws() -> None
 
 
 def test_raw_font_data_a_pillow_will_not_load_gives_pillows_own_copy_of_the_font(monkeypatch) -> None:
-    from box import font_data
+    from box.screens import font_data
 
     monkeypatch.setattr(font_data, "BITMAP", font_data.BITMAP[:100])  # not what this Pillow expects
     fallback = _font.__wrapped__()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from box.journal import Journal, StorageError
+from box.storage.journal import Journal, StorageError
 
 REPO = Path(__file__).resolve().parent.parent
 FULL_REASONS = {"Storage full", "Storage failing"}  # SQLite says FULL or IOERR_WRITE, as the kernel answers
@@ -25,7 +25,7 @@ FULL_REASONS = {"Storage full", "Storage failing"}  # SQLite says FULL or IOERR_
 CHILD = r"""
 import json, resource, signal, sys
 from pathlib import Path
-from box.journal import Journal, StorageError
+from box.storage.journal import Journal, StorageError
 
 path, limit, actions = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as on a full card

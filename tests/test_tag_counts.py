@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from box.app import SIM_STICK, SIM_STICKS
-from box.tags import TAGS_FILE, TagMap, simulated_uid
-from box.tagtransfer import FILE_NAME
+from box.core.app import SIM_STICK, SIM_STICKS
+from box.core.tagtransfer import FILE_NAME
+from box.storage.tags import TAGS_FILE, TagMap, simulated_uid
 from box.web.cards import deck_rows
 from box.web.journal_view import JournalView
 from tests.test_tag_transfer import CLASSIC, MARILYN, answered, simulated_box, usb

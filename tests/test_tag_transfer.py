@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from jeepney import HeaderFields, new_error, new_method_return
 
-from box.app import SIM_STICK, SIM_STICKS, open_sticks
-from box.cards import Deck
-from box.messages import SAVE, TagsMoved
+from box.core.app import SIM_STICK, SIM_STICKS, open_sticks
+from box.core.tagtransfer import FILE_NAME, Transfers, export_tags, import_tags
+from box.decks.codec import Deck
+from box.parts.stick import SAVE, TagsMoved
 from box.ports.nfc.simchip import SimMifareClassic
 from box.ports.usb import BLOCK, DRIVE, FILESYSTEM, FakeSticks, Stick, StickError, UdisksSticks
-from box.roster import PLAYER
 from box.sim.world import SimulatedBox
-from box.tags import TAGS_FILE, TagMap
-from box.tagtransfer import FILE_NAME, Transfers, export_tags, import_tags
+from box.storage.roster import PLAYER
+from box.storage.tags import TAGS_FILE, TagMap
 
 DECKS = {
     "demo": Deck("demo", {"a": 1, "b": 2, "c": 3}, {"a": "Ada", "b": "Bob", "c": "Cy"}, "demo.csv"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from box.errors import ConfigError
-from box.tags import TAGS_FILE, TagMap
+from box.storage.tags import TAGS_FILE, TagMap
 
 GOOD = b"uid,game,card\n04a1b2c3d4e5f6,dead-set,ds001\n04a1b2c3d4e5f7,deadlines,dl002\n"
 

@@ -85,7 +85,7 @@ def test_saving_tags_to_the_stick_leaves_the_drawing_whole_and_ctrl_l_redraws(tm
         seen.clear()
         os.write(controller, b"jjjjjjj\r\r")  # down to USB stick, OK, OK on "Save tags to USB"
         assert read_until(controller, b"tags saved on STICK", seen)
-        assert b"INFO" not in seen and b"box.tagtransfer" not in seen  # no log line in the drawing
+        assert b"INFO" not in seen and b"box.core.tagtransfer" not in seen  # no log line in the drawing
         seen.clear()
         os.write(controller, b"\x0c")  # Ctrl-L
         assert read_until(controller, b"\x1b[2J", seen)  # the terminal cleared and drawn again
@@ -98,7 +98,7 @@ def test_saving_tags_to_the_stick_leaves_the_drawing_whole_and_ctrl_l_redraws(tm
             process.kill()
             process.wait()
         os.close(controller)
-    assert "INFO box.tagtransfer: USB save: " in (state / "gravebox-sim.log").read_text(encoding="utf-8")
+    assert "INFO box.core.tagtransfer: USB save: " in (state / "gravebox-sim.log").read_text(encoding="utf-8")
 
 
 def test_braille_packs_two_by_four_pixels_a_character():
@@ -195,7 +195,7 @@ def test_a_small_terminal_shows_the_screen_as_text():
 
 
 def test_the_text_line_at_80_by_24_says_what_the_oled_says_pairing_code_included(terminal_80x24):
-    from box.control import ControlCommand
+    from box.links.control import ControlCommand
 
     terminal, world = terminal_80x24, terminal_80x24.world
     assert screen_of(terminal)[18].startswith("GRAVEBOX | >Deadlines · Dead Set")  # the menu around its cursor
@@ -230,7 +230,7 @@ def test_a_long_oled_text_takes_a_second_line_unless_the_reply_needs_it():
 def test_dimmed_and_dark_screens_are_drawn_as_such(terminal_80x24):
     import curses
 
-    from box.care import BLANK_AFTER, DIM_AFTER
+    from box.base.care import BLANK_AFTER, DIM_AFTER
 
     terminal, world = terminal_80x24, terminal_80x24.world
     lit = screen_of(terminal)
@@ -275,7 +275,7 @@ def test_the_first_line_gives_the_phone_pages_address(tmp_path):
 
 def test_sim_hands_the_page_it_serves_to_the_terminal(tmp_path, monkeypatch):
     import box.sim.terminal
-    from box import cli
+    from box.cli import main as cli
 
     class Served:
         url = "http://127.0.0.1:8765/"
@@ -300,7 +300,7 @@ def test_log_lines_go_to_the_state_folders_file_and_never_to_the_terminal(tmp_pa
 
     from box.sim.logfile import LOG_FILE, logging_to_file
 
-    root, log = logging.getLogger(), logging.getLogger("box.stick")
+    root, log = logging.getLogger(), logging.getLogger("box.parts.stick")
     to_terminal = logging.StreamHandler(sys.stderr)  # what `gravebox`'s basicConfig gives the root
     root.addHandler(to_terminal)
     try:

@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from box import screens
-from box.cards import BUILTIN_DIR
+from box.decks.codec import BUILTIN_DIR
 from box.games import CARD_NAMES, GAMES, TITLES, rules_for
 from box.games.base import Option, View
-from box.menu import Menu
-from box.roster import MAX_NAME_LENGTH
+from box.screens import render as screens
+from box.screens.menu import Menu
+from box.storage.roster import MAX_NAME_LENGTH
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 LONGEST_NAMES = (  # ten names of the roster's longest, of one, two and three words

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from box.timer import ShotTimer
-from box.tools import DiceCup, fair_die
+from box.base.timer import ShotTimer
+from box.screens.tools import DiceCup, fair_die
 
 
 def test_fair_die_covers_one_to_six_evenly():
@@ -78,7 +78,7 @@ def test_stopping_a_countdown_silences_it():
 
 
 def test_walking_away_from_the_stopwatch_is_not_a_chug():
-    from box.tools import TimerScreen
+    from box.screens.tools import TimerScreen
 
     chugs = []
     screen = TimerScreen(ShotTimer(best_chug=9.0), on_chug=lambda seconds, now: chugs.append(seconds))
@@ -91,7 +91,7 @@ def test_walking_away_from_the_stopwatch_is_not_a_chug():
 
 
 def test_the_countdown_is_set_in_five_second_steps_within_range():
-    from box.tools import TimerScreen
+    from box.screens.tools import TimerScreen
 
     screen = TimerScreen(ShotTimer())
     screen.press("ok", "short", 0.0)  # set

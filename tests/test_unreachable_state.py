@@ -4,7 +4,7 @@ under systemd, never a traceback nor a restart loop.
 
 Run as root, the box is another user (nobody) in a forked child, the folder's parent closed to
 it (mode 0700, root's); run as anyone else, the parent is closed to its own owner (mode 0000).
-The child runs `box.cli.main` with everything it imports loaded beforehand (the interpreter's
+The child runs `box.cli.main.main` with everything it imports loaded beforehand (the interpreter's
 own files may be closed to nobody too).
 """
 
@@ -25,12 +25,13 @@ from pathlib import Path
 
 import pytest
 
+import box.cli.main
+
 # what the child imports, loaded while the interpreter's files can still be read
-import box.app
-import box.cli
-import box.fault
+import box.core.app
+import box.core.fault
 import box.ports.display
-import box.screens
+import box.screens.render
 import box.sim.world
 
 WAIT = 60.0

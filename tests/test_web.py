@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from box.control import ControlCommand, ControlServer
 from box.games import GAMES, rules_for
-from box.roster import ROSTER_FILE, load_roster
+from box.links.control import ControlCommand, ControlServer
 from box.sim.script import run_script
-from box.tags import TAGS_FILE, TagMap
+from box.storage.roster import ROSTER_FILE, load_roster
+from box.storage.tags import TAGS_FILE, TagMap
 from box.web.app import WebSettings, create_app
 
 SCENARIOS = Path(__file__).parent / "scenarios"
@@ -330,7 +330,7 @@ def test_unpairing_ends_the_session(rig: Rig) -> None:
 
 
 def test_the_page_reads_the_journal_without_holding_up_the_box(state_dir: Path, tmp_path: Path) -> None:
-    from box.journal import Journal
+    from box.storage.journal import Journal
     from box.web.journal_view import JournalView
 
     box_journal = Journal(state_dir / "journal.db")  # the box, writing beside the page
@@ -350,7 +350,7 @@ def test_the_page_reads_the_journal_without_holding_up_the_box(state_dir: Path, 
 
 
 def test_finished_games_are_replayed_once_and_remembered_on_disk(state_dir: Path, monkeypatch) -> None:
-    from box.journal import Journal
+    from box.storage.journal import Journal
     from box.web.journal_view import HISTORY_FILE, JournalView
 
     first = JournalView(state_dir / "journal.db", cache=state_dir / HISTORY_FILE)
@@ -379,8 +379,8 @@ def test_finished_games_are_replayed_once_and_remembered_on_disk(state_dir: Path
 
 
 def test_a_game_the_box_kept_in_its_history_is_never_replayed(state_dir: Path, monkeypatch) -> None:
-    from box.history import HISTORY_FILE as PLAYED
-    from box.history import read
+    from box.storage.history import HISTORY_FILE as PLAYED
+    from box.storage.history import read
     from box.web.journal_view import HISTORY_FILE, JournalView
 
     ended = {game.number: game for game in read(state_dir / PLAYED)}  # as the box's history wrote them (newest wins)
@@ -441,8 +441,8 @@ def test_the_box_page_says_what_the_box_set_aside_at_start(rig: Rig) -> None:
 
 def box_session(state: Path, game: str = "deck-of-death", every: int = 4) -> Any:
     """A game started in a journal on disk as the box starts one, checkpointed every `every` actions."""
-    from box.journal import Journal
-    from box.session import GameSession
+    from box.base.session import GameSession
+    from box.storage.journal import Journal
 
     rules = rules_for(game)
     journal = Journal(state / "journal.db")
@@ -467,7 +467,7 @@ def play(session: Any, actions: int, pick: int = 0) -> None:
 
 
 def full_replay_dump(session: Any) -> dict[str, Any]:
-    from box.session import full_replay
+    from box.base.session import full_replay
 
     return session.rules.dump(full_replay(session.rules, session.deck, session.record, session.journal))
 
@@ -612,9 +612,9 @@ def test_a_cache_file_the_page_cannot_take_is_counted_again(kept: bytes, state_d
 
 
 def test_history_lists_its_games_a_page_at_a_time_and_counts_them_all(tmp_path: Path) -> None:
-    from box.history import HISTORY_FILE as PLAYED
-    from box.history import Played, append
-    from box.journal import Journal
+    from box.storage.history import HISTORY_FILE as PLAYED
+    from box.storage.history import Played, append
+    from box.storage.journal import Journal
     from box.web.pages.history import PAGE_GAMES
 
     journal = Journal(tmp_path / "journal.db")

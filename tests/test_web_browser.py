@@ -21,7 +21,7 @@ import pytest
 
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
-from box.tags import TAGS_FILE, TagMap
+from box.storage.tags import TAGS_FILE, TagMap
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
 
@@ -227,7 +227,7 @@ def pump_until(live: Live, done: Any, tries: int = 400) -> None:
 
 
 def test_a_paired_phone_starts_undoes_and_abandons_and_sees_the_board(browser: Any, live: Live, shots: Path) -> None:
-    from box.roster import ROSTER_FILE, Roster, save_roster
+    from box.storage.roster import ROSTER_FILE, Roster, save_roster
 
     save_roster(Roster.checked(["Ann", "Bob", "Cid"], {}), live.state_dir / ROSTER_FILE)
     page = new_page(browser)
@@ -269,7 +269,7 @@ def test_a_paired_phone_starts_undoes_and_abandons_and_sees_the_board(browser: A
 
 
 def test_a_paired_phone_merges_two_players_after_asking(browser: Any, live: Live, shots: Path) -> None:
-    from box.roster import ROSTER_FILE, Roster, load_roster, save_roster
+    from box.storage.roster import ROSTER_FILE, Roster, load_roster, save_roster
 
     save_roster(Roster.checked(["Bo", "Bob", "Cid"], {}), live.state_dir / ROSTER_FILE)
     page = new_page(browser)

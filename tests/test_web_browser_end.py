@@ -13,7 +13,7 @@ pytestmark = test_web_browser.pytestmark
 
 
 def test_a_paired_phone_ends_the_session_after_asking(browser: Any, live: Live, shots: Path) -> None:
-    from box.roster import ROSTER_FILE, Roster, save_roster
+    from box.storage.roster import ROSTER_FILE, Roster, save_roster
 
     save_roster(Roster.checked(["Ann", "Bob"], {}), live.state_dir / ROSTER_FILE)  # the start form seats them
     page = new_page(browser)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from box.control import ControlCommand, ControlServer
-from box.roster import ROSTER_FILE, Roster, save_roster
+from box.links.control import ControlCommand, ControlServer
+from box.storage.roster import ROSTER_FILE, Roster, save_roster
 from tests import test_web
 from tests.test_web import ORIGIN, Rig, text
 
@@ -179,7 +179,7 @@ def test_every_page_links_the_manifest_and_its_icons_are_served(box: JudgingRig)
 
 
 def test_history_says_options_by_their_labels_and_the_last_tag_as_its_card(box: JudgingRig) -> None:
-    from box.journal import Journal
+    from box.storage.journal import Journal
 
     journal = Journal(box.settings.state_dir / "journal.db")
     journal.finish_game(journal.start_game("dead-set", ["Ann", "Bob"], {"target": "7", "ties": "strict"}, None))
@@ -187,7 +187,7 @@ def test_history_says_options_by_their_labels_and_the_last_tag_as_its_card(box: 
     history = text(box.client.get("/history"))
     assert "Celebrities to win: 7 · Equal ages in order: strict" in history and "target=" not in history
     assert "Abandoned" in history
-    from box.tags import TAGS_FILE, TagMap
+    from box.storage.tags import TAGS_FILE, TagMap
 
     tags = TagMap({bytes.fromhex("04aa000000000a"): ("dead-set", "ds001")})
     tags.save(box.settings.state_dir / TAGS_FILE)

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from box.cards import Deck
+from box.base.session import decode
+from box.decks.codec import Deck
 from box.games import GAMES, LISTED, TITLES, rules_for
 from box.games.base import Figure, Phone, Press, Rejected, Setup, Shown, Step, View
 from box.games.kit import Rulebook
-from box.journal import Journal
-from box.session import decode
 from box.sim.script import run_script
+from box.storage.journal import Journal
 from box.web.app import WebSettings, create_app
 from box.web.journal_view import JournalView
 

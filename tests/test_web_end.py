@@ -3,7 +3,7 @@ its session ends, asked first, sent with the game the phone showed, refused in t
 
 from __future__ import annotations
 
-from box.control import ControlCommand
+from box.links.control import ControlCommand
 from tests import test_web, test_web_control
 from tests.test_web import ORIGIN, text
 from tests.test_web_control import JudgingRig, sent

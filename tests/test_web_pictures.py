@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from box.control import ControlServer
 from box.games import rules_for
+from box.links.control import ControlServer
 from box.sim.script import run_script
 from box.web.app import WebSettings, create_app
 

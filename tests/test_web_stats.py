@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games import GAMES, TITLES
 from box.games.base import Figure, Phone, Press, Rejected, Shown, Step, View
 from box.games.kit import Rulebook
-from box.journal import Journal
-from box.roster import STARTED, Roster, person_id
+from box.storage.journal import Journal
+from box.storage.roster import STARTED, Roster, person_id
 from box.web.app import WebSettings, create_app
 from box.web.journal_view import GameSummary
 from box.web.stats import CHARTED_NIGHTS, gather

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from box import wiring_diagram as wd
-from box.pinmap import DEFAULT_PINMAP, READER_UART_PINS, load_pinmap
-from box.wiring_svg import layout, render_svg
+from box.diagrams import netlist as wd
+from box.diagrams.__main__ import main as draw_diagrams
+from box.diagrams.svg import layout, render_svg
+from box.storage.pinmap import DEFAULT_PINMAP, READER_UART_PINS, load_pinmap
 
 REPO = Path(__file__).resolve().parent.parent
 PINMAP = load_pinmap(DEFAULT_PINMAP)
@@ -27,16 +28,16 @@ def svg_text(model: str) -> list[str]:
 @pytest.mark.parametrize("model", MODELS)
 def test_committed_svg_is_up_to_date(model: str) -> None:
     assert wd.svg_path(model).read_text(encoding="utf-8") == render_svg(PINMAP, model), (
-        "out of date: run python -m box.wiring_diagram"
+        "out of date: run python -m box.diagrams"
     )
 
 
 def test_check_mode_reports_a_stale_svg(tmp_path: Path) -> None:
-    assert wd.main(["--out", str(tmp_path)]) == 0
-    assert wd.main(["--out", str(tmp_path), "--check"]) == 0
+    assert draw_diagrams(["--out", str(tmp_path)]) == 0
+    assert draw_diagrams(["--out", str(tmp_path), "--check"]) == 0
     stale = wd.svg_path("pi4", tmp_path)
     stale.write_text(stale.read_text().replace("button up", "button sideways"))
-    assert wd.main(["--out", str(tmp_path), "--check"]) == 1
+    assert draw_diagrams(["--out", str(tmp_path), "--check"]) == 1
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -186,7 +187,7 @@ def test_reader_uart_pins_are_drawn_and_free_of_other_parts(model: str) -> None:
         assert {port.tx, port.rx}.isdisjoint(used), port
         assert f"GPIO{port.tx}: {port.uart} TX → {port.reader} reader RXD" in texts
         assert f"GPIO{port.rx}: {port.uart} RX ← {port.reader} reader TXD" in texts
-    # Same pairs, in reader order, as the pin map loader's check (box/pinmap.py).
+    # Same pairs, in reader order, as the pin map loader's check (box/storage/pinmap.py).
     assert tuple((p.tx, p.rx) for p in wd.READER_PORTS[model]) == READER_UART_PINS
 
 

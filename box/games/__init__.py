@@ -15,7 +15,7 @@ import importlib
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from box.cards import Deck, deck_folder
+from box.decks.codec import Deck, deck_folder
 from box.games.base import Rules
 
 
@@ -46,7 +46,7 @@ def rules_for(name: str) -> Rules[Any]:
 
 
 def load_deck(game: str, decks_dir: Path | None = None) -> Deck:
-    """The game's deck from `decks_dir` where it has the game's files (box.cards.deck_folder), else built in."""
+    """The game's deck from `decks_dir` where it has the game's files (box.decks.codec.deck_folder), else built in."""
     return rules_for(game).load_deck(deck_folder(game, decks_dir))
 
 

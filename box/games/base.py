@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.events import Event
 from box.words import BUTTONS as BUTTONS
 from box.words import READERS as READERS

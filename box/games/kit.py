@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.events import Event
 from box.games.base import Action, Figure, Figures, Option, Phone, Rejected, Setup, Step, View
 from box.words import LINE_CHARS, TEXT_LINES

@@ -4,7 +4,7 @@ A port is a `Protocol`: what the rest of the box may ask of a part, and nothing 
 adapter serves a box and, on the library's fake (gpiozero's mock pins, luma's dummy device, the
 simulated PN532 behind pyserial), the simulator and the tests; a test may hand the box any
 other object of the same shape. The type checker (mypy, in ./run-tests) holds each adapter to
-its port where `box.hardware.open_parts` puts it in the `Parts`; nothing is checked at run time,
+its port where `box.core.hardware.open_parts` puts it in the `Parts`; nothing is checked at run time,
 and this module imports nothing at run time but `typing`:
 
 - `ButtonsPort` (box/ports/buttons.py `GpioButtons`): the buttons only put an `Edge` in the

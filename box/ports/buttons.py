@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
+from box.errors import PinUnavailable
 from box.messages import Edge
-from box.pinmap import PinUnavailable
 
 EventKind = Literal["short", "long", "repeat", "combo"]
 COMBO_BUTTON = "back+ok"

@@ -42,7 +42,7 @@ from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from box.pinmap import PinUnavailable
+from box.errors import PinUnavailable
 from box.words import VOLUME_LEVELS, Sound
 
 # The passive buzzer's range: TonalBuzzer(mid_tone=A5, octaves=2) plays A3..A7.

@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
     from box.ports import FramePort
 
-from box.pinmap import CONTROLLERS
-from box.words import SCREEN_HEIGHT, SCREEN_WIDTH
+from box.words import CONTROLLERS, SCREEN_HEIGHT, SCREEN_WIDTH
 
 log = logging.getLogger(__name__)
 

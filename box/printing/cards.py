@@ -1,7 +1,7 @@
 """A game's cards as PDF pages: each side shows what the game shows on that side, nothing it hides.
 
 Every game's deck prints through the same sheets (box/printing/layout.py) in the printed order
-(box/printing/order.py); a game's `Design` draws its two sides:
+(box/decks/order.py); a game's `Design` draws its two sides:
 
 - Deadlines: the name side (special cards framed in black), and the date side: born, died,
   the life span and, on a special card, the cause of death with its orange words;
@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from box.cards import Deck
+from box.decks.codec import Deck
+from box.decks.order import place_label, printed_order
 from box.games import TITLES
 from box.games.dead_fellas import cards as dead_fellas
 from box.games.dead_set import cards as dead_set
@@ -47,7 +48,6 @@ from box.printing.layout import (
     wrap,
     wrap_runs,
 )
-from box.printing.order import place_label, printed_order
 
 if TYPE_CHECKING:
     from fpdf import FPDF

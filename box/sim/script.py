@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from box.config import MqttConfig
-from box.control import ControlServer
+from box.links.control import ControlServer
 from box.sim.world import SimulatedBox
+from box.storage.config import MqttConfig
 from box.words import BUTTONS
 
 # verb -> (smallest, largest) number of words after it; None: no upper bound
@@ -224,7 +224,7 @@ class ScriptRunner:
             self.expect(command)
 
     def start(self, words: tuple[str, ...]) -> None:
-        from box.service import GameStartError
+        from box.core.service import GameStartError
 
         options = dict(word.split("=", 1) for word in words[1:])
         players = options.pop("players", None)

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from box.control import ControlServer
-from box.journal import make_state_directory
+from box.base.settings import Settings
+from box.links.control import ControlServer
 from box.ports.buzzer import BuzzerPlayer
-from box.service import Settings
 from box.sim.logfile import logging_to_file
 from box.sim.script import ScriptError, ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
+from box.storage.journal import make_state_directory
 
 KEYS: dict[int, tuple[str, float]] = {
     curses.KEY_UP: ("up", 0.1),

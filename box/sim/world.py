@@ -16,22 +16,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from box.app import assemble
-from box.cards import Deck, find_card
-from box.config import MqttConfig
-from box.control import ControlServer
+from box.base.settings import Settings
+from box.core.app import assemble
+from box.core.hardware import Parts
+from box.core.loop import BoxLoop
+from box.core.service import Box
+from box.core.tagtransfer import Transfers
+from box.decks.codec import Deck, find_card
 from box.events import EventBus
 from box.games import load_decks
-from box.hardware import Parts
-from box.journal import Journal
-from box.loop import BoxLoop
-from box.pinmap import PinMap, load_pinmap
+from box.links.control import ControlServer
 from box.ports.nfc.simchip import SimChips
-from box.screen import Screen
-from box.service import Box, Settings
-from box.tags import TagMap
-from box.tagtransfer import Transfers
-from box.tools import DiceCup
+from box.screens.protocol import Screen
+from box.screens.tools import DiceCup
+from box.storage.config import MqttConfig
+from box.storage.journal import Journal
+from box.storage.pinmap import PinMap, load_pinmap
+from box.storage.tags import TagMap
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Errors are the command line's one line, naming the uploaded file:
 `dead-set.csv:7: age: not a whole number: 'old'`. Nothing is written unless
 the whole file is good, and then it replaces the old one atomically. A tag map
-is judged by its one codec (box/tags.py), the same as the stick's file and
+is judged by its one codec (box/storage/tags.py), the same as the stick's file and
 `gravebox enroll --import`.
 
 >>> from box.games import rules_for
@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.errors import ConfigError, DeckError
-from box.files import write_atomically
+from box.files.bounded import write_atomically
 from box.games import GAMES, rules_for
-from box.roster import UPLOADED_DECKS
-from box.tags import TagMap, format_tags, parse_tag_bytes
+from box.storage.roster import UPLOADED_DECKS
+from box.storage.tags import TagMap, format_tags, parse_tag_bytes
 
 
 def text_of(data: bytes, filename: str, error: type[ConfigError] | type[DeckError] = ConfigError) -> str:

@@ -8,7 +8,7 @@ transaction that would stop the box's WAL checkpoints.
 The history is a read model kept as games are played, never a replay of whole
 games per view. Finished games never change: each one's summary (the box's line
 in `history.jsonl` while the journal agrees with it, else a replay through the
-game's own rules, `box.session.fold`, and the figures its rules declare) is made
+game's own rules, `box.base.session.fold`, and the figures its rules declare) is made
 once and kept by id, in memory and in `web-history.json` in the state directory
 (JSON lines: one game a line, read a line at a time),
 so a page that restarts imports no game's rules until a new game is finished. A
@@ -18,7 +18,7 @@ view counts for at most FIRST_VIEW_BUDGET seconds and a worker thread counts the
 rest, one game's actions streamed at a time, so memory stays bounded.
 
 A game in play is rebuilt from its newest checkpoint (the box saves one every
-few dozen actions, box/session.py) and the actions after it, and kept in memory
+few dozen actions, box/base/session.py) and the actions after it, and kept in memory
 by its newest action in force: a view of an unchanged game costs one small
 query, a view after a new action folds only that action. A checkpoint the page
 cannot use (damaged, absent, other code's) costs a replay from the first action,
@@ -40,17 +40,17 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from box.cards import BUILTIN_DIR, Deck
+from box.base.session import StateCodec, decode, fold
+from box.decks.codec import BUILTIN_DIR, Deck
 from box.errors import DeckError
 from box.games import CARD_NAMES, GAMES, rules_for
 from box.games.base import Figure, Figures, Setup, Step
-from box.history import Played
-from box.history import read as read_played
-from box.journal import GameRecord
-from box.journal.checkpoints import NEWEST, row_problem, unframe
-from box.journal.schema import CACHE_KIB
-from box.roster import SEATS, STARTED, Roster, person_id
-from box.session import StateCodec, decode, fold
+from box.storage.history import Played
+from box.storage.history import read as read_played
+from box.storage.journal import GameRecord
+from box.storage.journal.checkpoints import NEWEST, row_problem, unframe
+from box.storage.journal.schema import CACHE_KIB
+from box.storage.roster import SEATS, STARTED, Roster, person_id
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ class JournalView:
         clock: Callable[[], float] = time.monotonic,
     ):
         """`cache`: the page's own summaries (web-history.json); `played`: the box's history of finished
-        games (box/history.py), whose lines need no replay while the journal agrees with them."""
+        games (box/storage/history.py), whose lines need no replay while the journal agrees with them."""
         self.path = path
         self.played = played
         self.decks_dirs = decks_dirs  # where uploaded or configured decks live, first match wins
@@ -348,7 +348,7 @@ class JournalView:
         return self.decks[key]
 
     def replay(self, record: GameRecord, actions: Iterable[tuple[int, dict[str, Any]]]) -> tuple[Any, GameSummary]:
-        """Fold the game's rules over its actions (box.session.fold) from its first state: the last
+        """Fold the game's rules over its actions (box.base.session.fold) from its first state: the last
         state and the game's summary. `actions` may be a stream: one action is held at a time."""
         counted = [0]
 
@@ -389,7 +389,7 @@ class JournalView:
 
     def checkpoint(self, db: sqlite3.Connection, record: GameRecord, first: Any) -> tuple[int, int, Any] | None:
         """The game's newest checkpoint the page can use, (seq, count, state), read as the box reads it
-        (box/journal/checkpoints.py); None (logged) when there is none or it cannot be used: a replay then."""
+        (box/storage/journal/checkpoints.py); None (logged) when there is none or it cannot be used: a replay then."""
         try:
             row = db.execute(NEWEST, (record.id,)).fetchone()
             problem = row_problem(db, record.id, row)
@@ -559,7 +559,7 @@ class JournalView:
         """Write the summaries of finished games to the cache file (atomically; a failure is only logged)."""
         if self.cache is None:
             return
-        from box.roster import write_atomically
+        from box.storage.roster import write_atomically
 
         with self.lock:
             kept = sorted(self.summaries.items())
@@ -571,7 +571,7 @@ class JournalView:
 
     def current(self) -> dict[str, Any]:
         """The state dump of the game in play, from its newest checkpoint (the box is not running)."""
-        from box.timer import ShotTimer
+        from box.base.timer import ShotTimer
 
         data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
         record, known = None, None
@@ -615,7 +615,7 @@ def read_kept(path: Path, share: Shared) -> dict[int, tuple[str, GameSummary]]:
 
 
 def from_played(record: GameRecord, played: Played) -> GameSummary:
-    """A finished game's summary from the box's history line (box/history.py)."""
+    """A finished game's summary from the box's history line (box/storage/history.py)."""
     declared = tuple(Figure(row["key"], row["label"], row["adds"]) for row in played.declared)  # type: ignore[arg-type]
     return GameSummary(
         id=record.id,
@@ -644,7 +644,7 @@ class PlayerStats:
 
     `totals` adds each figure's values up as the game declares (`Figure.adds`); `declared` holds
     each game's figures (its newest game's), for their labels. `id`: the roster's id of the player
-    (box/roster.py), else one made from the name; `former`: the other names they played under
+    (box/storage/roster.py), else one made from the name; `former`: the other names they played under
     (`seat_names`: which, at each game).
     """
 
@@ -676,7 +676,7 @@ def seats_of(values: Mapping[str, Any]) -> dict[int, list[str | None]]:
 def seated(game: GameSummary, roster: Roster, seats: Mapping[int, list[str | None]]) -> Iterator[tuple[str, str, str]]:
     """Who sat at `game`: (the name they played under, their player's id, the roster's name or "") for
     each seat someone took. A game that kept its seat ids is read by them; an older one by the names,
-    current or former, the roster knows, else by an id made from the name (box.roster.person_id)."""
+    current or former, the roster knows, else by an id made from the name (box.storage.roster.person_id)."""
     ids = seats.get(game.id)
     if ids is not None and len(ids) != len(game.players):
         ids = None
@@ -695,7 +695,7 @@ def player_stats(
     games: list[GameSummary], roster: Roster | None = None, seats: Mapping[int, list[str | None]] | None = None
 ) -> dict[str, PlayerStats]:
     """Per player, by their current name, over the games played to the end (not the abandoned ones,
-    not seats left as P1...). A player is a person of the `roster` (box/roster.py), whatever names
+    not seats left as P1...). A player is a person of the `roster` (box/storage/roster.py), whatever names
     they played under: `seats` (`seats_of` the journal's values) says who sat where by id; a game
     without ids counts by the names, current or former, the roster knows. The newest games first:
     a player the roster does not know goes by the name of their newest game.

@@ -1,4 +1,4 @@
-"""The page's line to the box: a subscription to its state dump, and one-off commands (box/control.py)."""
+"""The page's line to the box: a subscription to its state dump, and one-off commands (box/links/control.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from box.control import STATE_LINE
-from box.control_client import open_box_connection
+from box.links.client import open_box_connection
+from box.links.control import STATE_LINE
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from box.roster import write_atomically
+from box.storage.roster import write_atomically
 
 log = logging.getLogger(__name__)
 

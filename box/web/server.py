@@ -48,10 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from box.config import DEFAULT_CONFIG, load_config
-    from box.control import socket_path
-    from box.journal import state_directory
-    from box.socket_trust import Trust
+    from box.links.control import socket_path
+    from box.links.trust import Trust
+    from box.storage.config import DEFAULT_CONFIG, load_config
+    from box.storage.journal import state_directory
 
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     try:

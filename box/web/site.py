@@ -18,11 +18,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
-from box.control import socket_path
 from box.errors import FileProblem
 from box.games import GAMES, TITLES, rules_for
-from box.history import HISTORY_FILE as PLAYED
-from box.roster import UPLOADED_DECKS
+from box.links.control import socket_path
+from box.storage.history import HISTORY_FILE as PLAYED
+from box.storage.roster import UPLOADED_DECKS
 from box.web import drawings, security
 from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
 from box.web.link import BoxLink, BoxOffline, BoxRefused

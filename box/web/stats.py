@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from box.games.base import Figure
-from box.roster import Roster
+from box.storage.roster import Roster
 from box.web.journal_view import UNNAMED_SEAT, GameSummary, seated
 
 NIGHT = re.compile(r"\d{4}-\d{2}-\d{2}")  # the date a game started on: its game night
@@ -42,7 +42,7 @@ def people_of(
     """The players of `game` who count: the name each played under -> the name the page gives them,
     their roster name now (a renamed or merged player is one person; a seat left as P3 is nobody).
 
-    >>> from box.roster import person_id
+    >>> from box.storage.roster import person_id
     >>> game = GameSummary(1, "g", ("Bo", "P2"), {}, True, None, 0, True, ())
     >>> people_of(game), people_of(game, Roster(("Bo",)).renamed(person_id("Bo"), "Bob"))
     ({'Bo': 'Bo'}, {'Bo': 'Bob'})

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # imported where they are used: the simulator without --web l
 
     import uvicorn
 
-    from box.control import ControlServer
+    from box.links.control import ControlServer
 
 
 class PageThread:
@@ -80,7 +80,7 @@ class Beside:
     def start(self, state_dir: Path, decks_dir: Path | None) -> ControlServer:
         import tempfile
 
-        from box.control import ControlServer
+        from box.links.control import ControlServer
 
         self.scratch = scratch = tempfile.TemporaryDirectory(prefix="gravebox-sim-run-")
         self.control = control = ControlServer(Path(scratch.name) / "control.sock", lambda command: None)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from box.cards import Deck, RowError, one_of, open_deck, whole_number
+from box.decks.codec import Deck, RowError, one_of, open_deck, whole_number
 from box.errors import DeckError
 
 NAME = "dead-fellas"

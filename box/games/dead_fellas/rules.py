@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_fellas import cards, events, screens

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from box.cards import Deck, open_deck, whole_number
+from box.decks.codec import Deck, open_deck, whole_number
 
 NAME = "dead-set"
 COLUMNS = ("id", "name", "age")

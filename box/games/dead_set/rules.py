@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import pairwise
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.dead_set import cards, events, screens

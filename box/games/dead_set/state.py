@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games.base import Figure, Figures, Option, Phone, Shown
 from box.games.kit import read_options
 from box.words import Word

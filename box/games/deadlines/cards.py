@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from box.cards import Deck, RowError, one_of, open_deck
+from box.decks.codec import Deck, RowError, one_of, open_deck
 
 NAME = "deadlines"
 COLUMNS = ("id", "name", "born", "died", "lifespan", "cause", "special", "keywords")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games import TITLES
 from box.games.base import Action, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.deadlines import cards, events, screens

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games.base import Column, Figure, Figures, Option, Phone, Shown
 from box.games.deadlines.cards import Person
 from box.games.kit import read_options

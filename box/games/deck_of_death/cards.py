@@ -30,8 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from box.cards import Deck, RowError, one_of, open_deck, whole_number
-from box.errors import ConfigError, parse_toml, read_text
+from box.decks.codec import Deck, RowError, one_of, open_deck, whole_number
+from box.errors import ConfigError
+from box.files.text import parse_toml, read_text
 
 NAME = "deck-of-death"
 BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"

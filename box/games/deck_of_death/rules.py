@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from box.cards import Deck
+from box.decks.codec import Deck
 from box.games import TITLES
 from box.games.base import Action, Chug, Press, Rejected, Roll, Setup, Sound, Step, Tap, View
 from box.games.deck_of_death import cards, events, screens

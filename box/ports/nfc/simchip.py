@@ -470,10 +470,8 @@ class SimChips:
         """A reader's `open_port` for ``pn532sim://`` URLs wired to these chips."""
 
         def open_port(url: str) -> serial.Serial:
-            from box.ports.nfc.protocol_pn532sim import Serial as SimulatedPort
-
             port = serial.serial_for_url(url, do_not_open=True)
-            if not isinstance(port, SimulatedPort):
+            if not hasattr(port, "chips"):  # not protocol_pn532sim's Serial, which finds its chip there
                 raise ValueError(f"{url!r} is not a {URL_SCHEME}://NAME port")
             port.chips = self  # the URL handler's Serial finds its chip here
             port.open()

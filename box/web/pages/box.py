@@ -12,8 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from box.roster import ROSTER_FILE
-from box.tags import TAGS_FILE
+from box.storage.roster import ROSTER_FILE
+from box.storage.tags import TAGS_FILE
 from box.web.journal_view import JOURNAL_FILE
 from box.web.site import Site
 

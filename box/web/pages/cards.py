@@ -14,8 +14,8 @@ from starlette.routing import Route
 
 from box.errors import FileProblem
 from box.games import GAMES, TITLES
-from box.roster import ROSTER_FILE, load_roster
-from box.tags import TAGS_FILE, TagMap
+from box.storage.roster import ROSTER_FILE, load_roster
+from box.storage.tags import TAGS_FILE, TagMap
 from box.web.cards import check_deck_upload, check_tags_upload, deck_rows
 from box.web.site import NOT_RUNNING, Refused, Site, cards_signature
 

@@ -1,7 +1,7 @@
 """A paired phone's hands on the box: start a game (`/start`), undo (`/undo`), abandon (`/abandon`),
 end a session the table ends (`/end`), the sound (`/sound`).
 
-Each is one command of the control socket (box/control.py), which the box carries out through its
+Each is one command of the control socket (box/links/control.py), which the box carries out through its
 one door as if pressed there, journaled. Undo, abandon and end ask first on the phone; the undo sends
 the label the phone showed, and the end the game it showed, so the box refuses either when another
 input changed the game meanwhile. Only a game that declares how a session ends (`Phone.ends_with`)
@@ -17,11 +17,11 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from box.control import MOST_SEATS
 from box.errors import FileProblem
 from box.games import GAMES, rules_for
 from box.games.base import Option
-from box.roster import ROSTER_FILE, load_roster, player_name
+from box.links.control import MOST_SEATS
+from box.storage.roster import ROSTER_FILE, load_roster, player_name
 from box.web.site import NOT_RUNNING, Refused, Site
 from box.words import VOLUME_LEVELS
 

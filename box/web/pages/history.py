@@ -1,6 +1,6 @@
 """History (`/history`) and a player (`/players/NAME`): finished games and each player's figures.
 
-Players are the roster's people (box/roster.py): a renamed player's games stay theirs, and
+Players are the roster's people (box/storage/roster.py): a renamed player's games stay theirs, and
 `/players/NAME` finds a player by a name they played under before or by their id too.
 Abandoned games are listed apart, and count in nobody's figures.
 

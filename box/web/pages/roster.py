@@ -1,6 +1,6 @@
 """Roster (`/roster`): the players in seating order, each game's default options, and merging two players.
 
-A player is one of the roster's people (box/roster.py): changing a name here renames that player,
+A player is one of the roster's people (box/storage/roster.py): changing a name here renames that player,
 whose games stay theirs; the new names below the list join as new players. Two players found to be
 one person (two names for Bo) are merged from here (`/roster/merge`): the page asks first, then the
 box carries it out through its one door (the control command `merge`) and says so on its screen.
@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from box.errors import FileProblem
 from box.games import GAMES, rules_for
-from box.roster import ROSTER_FILE, Roster, load_roster, save_roster
+from box.storage.roster import ROSTER_FILE, Roster, load_roster, save_roster
 from box.web.site import NOT_RUNNING, Refused, Site
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,5 @@
+"""What the Box, its parts and screens stand on: the owner's settings as the Box reads them, a game
+as a fold of its rules over the journal (`session`), the shot timer, the screen's care.
+
+Pure objects on explicit times; they may import storage, games, decks and the shared words.
+"""

@@ -1,1 +1,0 @@
-"""The `gravebox selftest` and `gravebox enroll` commands: a tool screen as the root of the box's one loop."""

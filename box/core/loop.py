@@ -1,0 +1,262 @@
+"""The one loop that owns all state.
+
+Hardware threads (gpiozero's callbacks, the reader threads) only put events in the
+inbox; `BoxLoop.process` takes them out, runs the press detector and the Box, plays
+sounds and hands the new frame to the display pusher (whose own thread does the slow
+I2C push). `run` is the real-time loop of a box and of the `selftest` and `enroll`
+commands; the simulator (box/sim/world.py) calls `process` itself on virtual time.
+
+Every message but a button's raw edge goes through the Box's one door, `Box.take`: the
+readers' cards and status, a card write's answer, a USB stick job's answer (box/core/tagtransfer.py)
+and the phone page's commands (the control socket's thread puts a `ControlCommand` in the
+inbox, box/links/control.py; what became of it goes back to the page). After each pass the loop
+publishes the state dump to the page when one listens.
+
+An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Pressed` ->
+`Box.take` -> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma
+`display()`.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from box.core.hardware import Parts
+from box.core.service import Box
+from box.events import Subscription
+from box.games.base import View
+from box.links.control import ControlCommand, ControlServer
+from box.messages import CardPlaced, Edge, Pressed
+from box.parts.phone import PhoneLink
+from box.ports.buttons import PressDetector
+
+log = logging.getLogger(__name__)
+
+TRIM_EVERY = 1000  # loop passes between clearing simulated pins' change history
+IDLE_WAKE = 5.0  # seconds the loop may sleep with nothing to do (the watchdog pings in between)
+PUBLISH_GAP = 0.05  # least seconds between two state dumps for the page; a change in between goes at the gap's end
+
+Inbox = queue.SimpleQueue
+
+
+class BoxLoop:
+    """Feeds inputs to the Box and its answers to the buzzer and the display."""
+
+    def __init__(self, box: Box, parts: Parts, clock: Callable[[], float], inbox: Inbox[Any] | None = None):
+        self.box = box
+        self.parts = parts
+        self.clock = clock
+        self.inbox: Inbox[Any] = inbox if inbox is not None else queue.SimpleQueue()
+        self.detector = PressDetector()
+        self.last_view: View | None = None
+        self.shown_at = 0.0  # when last_view went up: the clock of its selected line's marquee
+        self.scrolled: tuple[int, ...] = ()  # where its marquees stood in the last frame pushed
+        self.renders = 0
+        self.passes = 0
+        self.control: ControlServer | None = None  # the phone page's socket, when it is served
+        self.link: PhoneLink | None = None  # the events the page is sent, once it is served
+        self.following: Subscription | None = None  # the phone link's subscription
+        self.undo_for: tuple[int, int, int | None] | None = None  # the game's place the undo label was made at
+        self.undo: str | None = None
+        self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
+        self.sound_applied: tuple[str, bool] | None = None
+        self.panel_applied: tuple[int, bool] | None = None
+        self.publish_gap = PUBLISH_GAP  # 0 where the clock is a script's (box/sim/world.py): every pass
+        self.publish_at = 0.0  # the earliest the next state dump may go to the page
+        self.publish_due = False  # a pass since the last dump may have changed the state
+        self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
+
+    def attach_control(self, control: ControlServer) -> None:
+        """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox),
+        with the newest events (the phone link, a subscriber of the box's events)."""
+        self.control = control
+        if self.link is None:
+            self.link = PhoneLink(wake=lambda: self.inbox.put(None))
+            self.following = self.box.bus.subscribe("phone", self.link)
+
+    def close(self) -> None:
+        """The box is closed: the phone link stops following the bus (which may outlive this loop)."""
+        if self.following is not None:
+            self.box.bus.unsubscribe(self.following)
+            self.link = self.following = None
+
+    def enqueue(self, event: Any) -> None:
+        """Thread-safe: called from hardware threads with an Edge or a reader event."""
+        self.inbox.put(event)
+
+    def process(self, now: float) -> None:
+        """Handle everything queued and everything due by `now`, then refresh the outputs."""
+        while True:
+            try:
+                event = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            self.handle(event, now)
+        for press in self.detector.advance(now):
+            self.box.take(Pressed(press.button, press.kind), now)
+        self.box.advance(now)
+        self.apply_settings()
+        for sound in self.box.take_sounds():
+            self.parts.buzzer.play(sound, now)
+        self.parts.buzzer.advance(now)
+        self.refresh(now)
+        self.publish(now)
+        self.passes += 1
+        if self.passes % TRIM_EVERY == 0:
+            self.parts.forget_pin_history()
+
+    def publish(self, now: float) -> None:
+        """The state dump to the page's subscribers, at most one every `publish_gap`: a burst of passes
+        (an input's edges, its reader's answers) costs one dump at once and one at the gap's end."""
+        if self.control is None or not self.control.subscribed():
+            return
+        if now < self.publish_at:
+            self.publish_due = True
+            return
+        self.publish_at, self.publish_due = now + self.publish_gap, False
+        events = list(self.link.recent) if self.link is not None else []
+        health = {
+            "last_tags": dict(self.last_tags),
+            "events": events,
+            "subscribers": self.box.bus.stats(),
+            "set_aside": self.box.set_aside,
+            "undo": self.undo_label(),
+            "mqtt": self.mqtt_status() if self.mqtt_status is not None else None,
+        }
+        self.control.publish({**self.box.dump(now), **health})  # sent when changed
+
+    def undo_label(self) -> str | None:
+        """What the box menu's undo would take back, for a phone to offer; worked out again only when
+        the game moved (it may read the journal)."""
+        session = self.box.session
+        key = None if session is None else (session.record.id, session.count, session.last_seq)
+        if key != self.undo_for:
+            self.undo_for = key
+            self.undo = session.last_action() if session is not None else None
+        return self.undo
+
+    def apply_settings(self) -> None:
+        """The owner's sound settings to the buzzer, the screen's care (contrast, dim, dark) to
+        the panel: only when they change."""
+        sound = (self.box.sound.volume, self.box.sound.muted)
+        if sound != self.sound_applied:
+            self.sound_applied = sound
+            self.parts.buzzer.set_volume(sound[0])
+            self.parts.buzzer.set_muted(sound[1])
+        panel = self.box.care.panel()
+        if panel != self.panel_applied:
+            self.panel_applied = panel
+            self.parts.pusher.set_panel(*panel)
+
+    def handle(self, event: Any, now: float) -> None:
+        """One message from the inbox: a button's edge goes through the press detector, the rest to the Box."""
+        if event is None:  # a wake-up call (a signal asking the loop to stop)
+            return
+        if isinstance(event, Edge):
+            self.box.edge(event.button, event.pressed, event.at)
+            for press in self.detector.edge(event):
+                self.box.take(Pressed(press.button, press.kind), now)
+            return
+        if isinstance(event, CardPlaced):
+            self.last_tags[event.reader] = event.uid.hex()
+        refused = self.box.take(event, now)
+        if isinstance(event, ControlCommand) and event.reply is not None:  # the page waits for what became of it
+            event.reply(refused)
+
+    def refresh(self, now: float) -> None:
+        """Render the screen only when it changed; the pusher decides when to push."""
+        from box.screens.render import render
+
+        frame = self.box.frame(now)
+        if frame is not None:  # a tool's own image: the self-test's patterns, enrolment's progress bar
+            self.last_view = None
+            self.parts.pusher.submit(frame)
+            return
+        view = self.box.screen(now)
+        if view != self.last_view:
+            self.last_view, self.shown_at, self.scrolled = view, now, ()
+            self.renders += 1
+            self.parts.pusher.submit(render(view))
+            return
+        scrolled = self.marquee(view, now)
+        if scrolled != self.scrolled:  # a scrolling line moved on by a character
+            self.scrolled = scrolled
+            self.renders += 1
+            self.parts.pusher.submit(render(view, now - self.shown_at))
+
+    def marquee(self, view: View, now: float) -> tuple[int, ...]:
+        """How far each scrolling text has scrolled; they rest at their start while the screen is dimmed or dark."""
+        from box.screens.render import marquee_starts
+
+        resting = self.box.care.dimmed or self.box.care.blank
+        return marquee_starts(view, 0.0 if resting else now - self.shown_at)
+
+    def next_deadline(self, now: float) -> float | None:
+        deadlines = [self.detector.next_deadline(), self.box.next_deadline(now), self.parts.buzzer.next_deadline()]
+        if self.publish_due:
+            deadlines.append(self.publish_at)
+        view, care = self.last_view, self.box.care
+        if view is not None and not (care.dimmed or care.blank):
+            from box.screens.render import next_scroll
+
+            wait = next_scroll(view, now - self.shown_at)
+            deadlines.append(None if wait is None else now + wait)
+        return min((d for d in deadlines if d is not None), default=None)
+
+    def run(
+        self,
+        stop: threading.Event,
+        on_power_off: Callable[[], None] | None = None,
+        until: float | None = None,
+        after_pass: Callable[[], None] | None = None,
+    ) -> None:
+        """The real-time loop: sleep until an event or a deadline, never busy-wait.
+
+        It ends when `stop` is set, at `until` (a clock time), or when the Box's root screen
+        closes (a tool command is done); `after_pass` runs after every pass (a command's
+        terminal report).
+        """
+        from box.core import sdnotify
+        from box.ports.display import PusherThread
+        from box.ports.nfc.reader import start_readers
+
+        pusher = PusherThread(self.parts.pusher)
+        pusher.start()
+        watchdog = sdnotify.WatchdogPinger(clock=self.clock)
+        self.process(self.clock())
+        sdnotify.ready()
+        readers = start_readers(self.parts.readers.values(), self.enqueue)  # after READY: they come online alone
+        try:
+            while not stop.is_set() and not self.box.finished:
+                now = self.clock()
+                if until is not None and now >= until:
+                    break
+                deadline = self.next_deadline(now)
+                if until is not None:
+                    deadline = until if deadline is None else min(deadline, until)
+                timeout = IDLE_WAKE if deadline is None else min(IDLE_WAKE, max(0.0, deadline - now))
+                if watchdog.interval is not None:
+                    timeout = min(timeout, watchdog.interval)
+                try:
+                    event = self.inbox.get(timeout=timeout)
+                except queue.Empty:
+                    event = None
+                now = self.clock()
+                if event is not None:
+                    self.handle(event, now)
+                self.process(now)
+                if after_pass is not None:
+                    after_pass()
+                watchdog.tick()
+                if self.box.lobby.power_off_requested:
+                    if on_power_off is not None:
+                        on_power_off()
+                    stop.set()
+        finally:
+            sdnotify.stopping()
+            readers.stop()
+            pusher.stop()

@@ -1,0 +1,173 @@
+"""The games played, kept as they end: one line a game in `history.jsonl`, for the phone page.
+
+A subscriber of the box's events (box/events.py), registered by the composition root with one
+line: at each `GameOver` it appends the game's summary (the journal's number of the game, the
+game, its title, players, each seat's player id, winners and each player's figures, and when it ended) to the file in
+the state directory, with the figures as the game declares them (key, label, how they add up).
+The phone page reads these lines instead of replaying whole games. This
+module is the file's one codec: `append` writes a line, `read` reads the newest lines back,
+bounded in bytes whatever the history's size, and skips a line it cannot take (logged). A line
+written before players had ids reads with none (`ids` empty).
+
+>>> import tempfile
+>>> from box.events import GameOver
+>>> path = Path(tempfile.mkdtemp()) / HISTORY_FILE
+>>> seats = {3: ["a1b2c3", None]}.get
+>>> History(path, clock=lambda: "2026-12-01 21:00", seats=seats)(GameOver("dead-set", "Dead Set", ("Ann", "P2"), ("Ann",), {}, 3, 40))
+>>> [(entry.number, entry.winners, entry.ids, entry.actions, entry.ended) for entry in read(path)]
+[(3, ('Ann',), ('a1b2c3', None), 40, '2026-12-01 21:00')]
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from box.events import Event, GameOver
+from box.games import rules_for
+
+log = logging.getLogger(__name__)
+
+HISTORY_FILE = "history.jsonl"
+MAX_LINE = 16 * 1024  # one game's summary is a few hundred bytes
+MAX_READ = 4 * 1024 * 1024  # the newest ~10,000 games: what the page reads at most
+
+
+class Played(NamedTuple):
+    """One finished game as the history keeps it."""
+
+    number: int
+    game: str
+    title: str
+    players: tuple[str, ...]
+    winners: tuple[str, ...]
+    figures: dict[str, dict[str, int | float]]
+    ended: str  # local time, "YYYY-MM-DD HH:MM"
+    actions: int  # the actions in force when it ended: the page uses the line while the journal agrees
+    declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
+    ids: tuple[str | None, ...] = ()  # each seat's player id (box/storage/roster.py; None: a seat left as P3); () before ids
+
+
+Seats = Callable[[int], Sequence[str | None] | None]
+
+
+class History:
+    """The subscriber: appends a line for every game that ends. `seats`: each seat's player id of the
+    journal's game of that number (the journal's "seats.<number>", `journaled_seats`), None when unknown;
+    called on the subscriber's thread."""
+
+    def __init__(
+        self,
+        path: Path,
+        clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M"),
+        seats: Seats = lambda number: None,
+    ):
+        self.path, self.clock, self.seats = path, clock, seats
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, GameOver):
+            declared = tuple(
+                {"key": figure.key, "label": figure.label, "adds": figure.adds} for figure in rules_for(event.game).figures
+            )
+            figures = {player: dict(row) for player, row in event.figures.items()}
+            ids = tuple(item if isinstance(item, str) else None for item in self.seats(event.number) or ())
+            append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
+                                     self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else ()))
+
+
+def journaled_seats(journal: Path) -> Seats:
+    """`History`'s `seats` read from the journal file (the lobby keeps them as a game starts): a short
+    read-only look of its own, as the subscriber's thread may not use the loop's connection. None
+    when the journal cannot say (logged): the line goes without ids."""
+    from box.storage.roster import SEATS
+
+    def seats(number: int) -> list[str | None] | None:
+        try:
+            with closing(sqlite3.connect(f"{journal.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)) as db:
+                row = db.execute("SELECT value FROM box WHERE key = ?", (f"{SEATS}{number}",)).fetchone()
+            found = json.loads(row[0]) if row is not None else None
+        except (sqlite3.Error, ValueError, OSError) as problem:
+            log.warning("game %d's seat ids not read: %s", number, problem)
+            return None
+        return found if isinstance(found, list) else None
+
+    return seats
+
+
+def append(path: Path, played: Played) -> None:
+    """Add `played` as one line, durably; never through a link (OSError when the file cannot be written)."""
+    line = json.dumps(played._asdict(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    if len(line) > MAX_LINE:
+        raise ValueError(f"{path.name}: game {played.number}'s summary is over {MAX_LINE} bytes")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read(path: Path, limit: int = MAX_READ) -> list[Played]:
+    """The newest games of the history, oldest first: at most `limit` bytes from the file's end are read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return []
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = os.read(fd, min(size, limit))
+    finally:
+        os.close(fd)
+    lines = data.split(b"\n")
+    if start:
+        lines = lines[1:]  # the first line was cut by the limit
+    games = []
+    for line in lines:
+        if line.strip():
+            try:
+                games.append(decode(json.loads(line)))
+            except (ValueError, TypeError, KeyError, RecursionError) as problem:  # RecursionError: nested too deep
+                log.warning("%s: a line skipped (%s)", path.name, problem)
+    return games
+
+
+def decode(data: Any) -> Played:
+    """A line's object as `Played`; ValueError when it is not one."""
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    number, game, title, ended = data["number"], data["game"], data["title"], data["ended"]
+    if not isinstance(number, int) or not all(isinstance(text, str) for text in (game, title, ended)):
+        raise ValueError("number, game, title or ended of the wrong kind")
+    players, winners, figures, declared = data["players"], data["winners"], data["figures"], data["declared"]
+    if not (isinstance(players, list) and isinstance(winners, list) and isinstance(figures, dict)):
+        raise ValueError("players, winners or figures of the wrong kind")
+    actions = data["actions"]
+    if not isinstance(actions, int) or not isinstance(declared, list) or not all(
+        isinstance(row, dict) and all(isinstance(row.get(key), str) for key in ("key", "label", "adds"))
+        for row in declared
+    ):
+        raise ValueError("actions or declared of the wrong kind")
+    clean = {
+        str(player): {str(key): value for key, value in row.items() if isinstance(value, int | float)}
+        for player, row in figures.items()
+        if isinstance(row, dict)
+    }
+    figures_declared = tuple({key: row[key] for key in ("key", "label", "adds")} for row in declared)
+    ids = data.get("ids", [])  # none in a line written before players had ids
+    if not isinstance(ids, list) or (ids and len(ids) != len(players)) or not all(
+        found is None or isinstance(found, str) for found in ids
+    ):
+        raise ValueError("ids of the wrong kind")
+    return Played(
+        number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared,
+        tuple(ids),
+    )
