@@ -238,7 +238,7 @@ def check(world: SimulatedBox, game_checker: Callable[[Any], Any] | None, step: 
                 "replay differs"
             )
         if game_checker is not None:
-            game_checker(box.base.session.state)
+            game_checker(box.session.state)
 
 
 def soak(game: str, steps: int, seed: int, state_dir: Path, faults: bool = True, checker: bool = True) -> SoakReport:

@@ -30,14 +30,14 @@ def main() -> dict[str, float]:
 
     import box.cli.main  # the command's own module (argparse, logging)
 
-    mark("import box.cli")
+    mark("import box.cli.main")
     gc.disable()  # as run_box does until the box is up
     import box.core.app
     import box.core.hardware
     from box.storage.journal import enter_state_directory
     from box.storage.pinmap import load_pinmap
 
-    mark("import box.app (the box's modules)")
+    mark("import box.core.app (the box's modules)")
     inside: dict[str, float] = {}
 
     def timed(name: str, function):  # type: ignore[no-untyped-def]

@@ -73,7 +73,7 @@ def played_states(folder: Path) -> list[dict[str, bytes]]:
     box, _ = boot(path)
     box.lobby.start_game("deck-of-death", 30.0, players=3)
     assert box.session is not None
-    play_accepted(box.base.session, 2 * CHECKPOINT_EVERY + 10)
+    play_accepted(box.session, 2 * CHECKPOINT_EVERY + 10)
     assert box.journal.db.execute("SELECT COUNT(*) FROM checkpoints").fetchone() == (2,)
     return [*states, as_cut(path), as_stopped(box, path)]
 

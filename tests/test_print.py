@@ -328,7 +328,7 @@ def test_a_custom_deck_and_board_print_the_same_way(tmp_path: Path, capsys: pyte
 
 
 def test_the_box_start_and_enrolment_load_no_pdf_library() -> None:
-    code = "import sys, box.enrolment, box.cli; box.cli.build_parser('print'); print('fpdf' in sys.modules)"
+    code = "import sys, box.screens.enrolment, box.cli.main; box.cli.main.build_parser('print'); print('fpdf' in sys.modules)"
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=Path(__file__).parents[1], capture_output=True, text=True, check=True
     )

@@ -314,7 +314,7 @@ def test_log_lines_go_to_the_state_folders_file_and_never_to_the_terminal(tmp_pa
     finally:
         root.removeHandler(to_terminal)
     written = path.read_text(encoding="utf-8")
-    assert "WARNING box.stick: tag map not saved: disk full" in written
+    assert "WARNING box.parts.stick: tag map not saved: disk full" in written
     assert "a library's warning" in written and "ZeroDivisionError" in written
     assert "after the terminal" not in written
     terminal = capsys.readouterr().err

@@ -76,7 +76,7 @@ def run_as_another_user(argv: list[str], env: dict[str, str]) -> tuple[int, int]
                 os.setuid(nobody.pw_uid)
             os.environ.clear()
             os.environ.update(env)
-            result = box.cli.main(argv)
+            result = box.cli.main.main(argv)
             code = result if isinstance(result, int) else 71
         except BaseException:
             import traceback

@@ -18,6 +18,7 @@ Regenerate after changing the pin map or the tables below:
 ['uart0', 'uart2', 'uart3']
 >>> HEADER[11], HEADER[1]
 (17, '3V3')
+>>> from box.storage.pinmap import DEFAULT_PINMAP, load_pinmap
 >>> ("pin11", "up:NO") in {(w.a, w.b) for w in netlist(load_pinmap(DEFAULT_PINMAP), "pi4")}
 True
 """
