@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from box.games.deck_of_death.cards import Board
 from box.printing.layout import (
     BLACK,
+    FONT,
     GREY,
     LIGHT,
     ORANGE,
@@ -189,7 +190,7 @@ def label(
     """Text centred on a board point, scaled with the board; left out off this page or too small to read."""
     if not view.shows(*where) or size * view.scale < SMALLEST_TEXT:
         return
-    pdf.set_font("Helvetica", style, size * view.scale)
+    pdf.set_font(FONT, style, size * view.scale)
     pdf.set_text_color(*ink)
     x, y = view.at(*where)
     centred(pdf, text, x, y + size * view.scale * 0.35 * 0.35)
@@ -251,7 +252,7 @@ def render_board(board: Board, card: tuple[float, float], paper: str) -> bytes:
         with pdf.rect_clip(left, top, area_w, area_h):
             draw_board(pdf, rings, view)
         overlap_marks(pdf, paper, row, column, columns, rows)
-        pdf.set_font("Helvetica", "B", 7)
+        pdf.set_font(FONT, "B", 7)
         pdf.set_text_color(*GREY)
         where = f"row {chr(ord('A') + row)} of {rows}, column {column + 1} of {columns}"
         pdf.text(left, top - 2.5, printable(f"Tile {tile_name(row, column)} · {where} · full size"))
@@ -266,7 +267,7 @@ def overlap_marks(pdf: FPDF, paper: str, row: int, column: int, columns: int, ro
     pdf.set_draw_color(*GREY)
     pdf.set_line_width(0.2)
     pdf.rect(left, top, right - left, bottom - top)
-    pdf.set_font("Helvetica", size=6)
+    pdf.set_font(FONT, size=6)
     pdf.set_text_color(*GREY)
     pdf.set_dash_pattern(dash=2, gap=1.5)
     if column + 1 < columns:
@@ -312,10 +313,10 @@ def draw_map(pdf: FPDF, rings: Rings, paper: str) -> None:
     top = 34.0
     shift_x, shift_y = (extent_w - rings.size) / 2, (extent_h - rings.size) / 2
     view = View(scale, (left + shift_x * scale, top + shift_y * scale), (0, 0, rings.size, rings.size))
-    pdf.set_font("Helvetica", "B", 14)
+    pdf.set_font(FONT, "B", 14)
     pdf.set_text_color(*BLACK)
     centred(pdf, "The board: map of the tiles", width / 2, 16)
-    pdf.set_font("Helvetica", size=8)
+    pdf.set_font(FONT, size=8)
     pdf.set_text_color(*GREY)
     size = f"{rings.size / 10:.0f} cm across"
     centred(
@@ -328,7 +329,7 @@ def draw_map(pdf: FPDF, rings: Rings, paper: str) -> None:
             x, y = left + column * step_x * scale, top + row * step_y * scale
             pdf.set_draw_color(*ORANGE)
             pdf.rect(x, y, (step_x + OVERLAP) * scale, (step_y + OVERLAP) * scale)
-            pdf.set_font("Helvetica", "B", 10)
+            pdf.set_font(FONT, "B", 10)
             pdf.set_text_color(*ORANGE)
             pdf.text(x + 1.5, y + 5, tile_name(row, column))
     steps = (
@@ -338,7 +339,7 @@ def draw_map(pdf: FPDF, rings: Rings, paper: str) -> None:
         "3. Lay each tile over its neighbours' dashed strips so the crosses meet; tape from behind.",
         "4. The spaces are named as the box names them: the outer ring 0, 1, 2 ... clockwise, the circle Inner 0-9.",
     )
-    pdf.set_font("Helvetica", size=7.5)
+    pdf.set_font(FONT, size=7.5)
     pdf.set_text_color(*BLACK)
     baseline = top + extent_h * scale + 9
     for step in steps:
