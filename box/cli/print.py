@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--offset",
         default="0,0",
         metavar="X,Y",
-        help="move the backs X mm right and Y mm down, as the calibration sheet reads them (duplex)",
+        help="move the backs X mm right and Y mm down, as the calibration sheet reads them (duplex); "
+        "write --offset=-1.5,1 when X is negative",
     )
 
 
@@ -62,6 +63,13 @@ def problem(args: argparse.Namespace) -> str | None:
         return offset
     if args.bleed and args.sides == "fold":
         return "--bleed: for cards printed on both sides (--sides duplex); a folded card's fold is its edge"
+    if args.bleed and args.what in GAMES:
+        from box.printing.layout import BLEED, CardSheet
+
+        try:
+            CardSheet.make(args.paper, args.size, args.sides, BLEED)
+        except ValueError as problem:
+            return f"--bleed: {problem}"
     output = args.output
     if output is None:
         return "say where to write the PDF: -o FILE.pdf"

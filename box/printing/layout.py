@@ -77,7 +77,8 @@ class CardSheet:
     def make(
         cls, paper: str, size: str, sides: str, bleed: float = 0.0, offset: tuple[float, float] = (0.0, 0.0)
     ) -> CardSheet:
-        """The sheet for a paper, a card size and a way to print; KeyError for an unknown one."""
+        """The sheet for a paper, a card size and a way to print; KeyError for an unknown one,
+        ValueError when a bleed leaves no room for the marks (bridge cards on letter)."""
         width, height = PAPERS[paper]
         card_w, card_h = CARD_SIZES[size]
         if sides == "fold":
@@ -91,6 +92,10 @@ class CardSheet:
         top = (height - rows * card_h) / 2
         if top - bleed - MARK_GAP - MIN_MARK < SAFE_EDGE:  # no room for marks above and below: above only
             top = SAFE_EDGE + MIN_MARK + MARK_GAP + bleed  # (3 rows of poker cards and a bleed on letter)
+        if top + rows * card_h > height - SAFE_EDGE:
+            raise ValueError(
+                f"{rows} rows of {size} cards and a {bleed:g} mm bleed leave no room for crop marks on {paper}"
+            )
         offset = offset if sides == "duplex" else (0.0, 0.0)
         return cls(paper, size, sides, (width, height), (card_w, card_h), columns, rows, round(top, 3), bleed, offset)
 
