@@ -131,12 +131,13 @@ def main(args: argparse.Namespace) -> int:
         data = render_calibration(args.paper, offset)
         said = f"the duplex calibration sheet on {args.paper}, backs moved {offset[0]:g},{offset[1]:g} mm"
     elif args.what == BOARD:
-        from box.printing.board import render_board
+        from box.printing.board import Rings, pieces, render_board
 
         board = getattr(load_deck(BOARD_GAME, decks), "board", None)
         assert board is not None  # the game's loader always gives its board
         data = render_board(board, CARD_SIZES[args.size], args.paper)
-        said = f"the board, {args.paper} tiles for {args.size} cards"
+        count = len(pieces(Rings(board, CARD_SIZES[args.size]), args.paper))
+        said = f"the board, its map and {count} pieces on {args.paper}, for {args.size} cards"
     else:
         from box.printing.cards import render_deck
 
