@@ -1,7 +1,7 @@
 """The OLED's font: X11 misc-fixed 6x9 (public domain), its glyphs kept raw in box/screens/font_data.py.
 
-Every character is 6 pixels wide; a line of text becomes a one-bit mask (`Image.frombytes`, a
-public Pillow call) that `draw` pastes. Which characters it has is box.words.SHOWN: Latin with
+Every character is 6 pixels wide; a line of text becomes a mask (`Image.frombytes` and
+`transpose`, public Pillow calls) that `draw` pastes. Which characters it has is box.words.SHOWN: Latin with
 its extensions, Greek, Cyrillic and common signs.
 
 >>> font = BitmapFont.load()
@@ -31,6 +31,7 @@ class BitmapFont:
         self._firsts = tuple(first for first, _ in ranges)
         self._lasts = tuple(last for _, last in ranges)
         self._starts: list[int] = []  # the index of each range's first glyph
+        self._cells: dict[str, bytes] = {}  # the glyphs drawn so far, on their side (see `_cell`)
         count = 0
         for first, last in ranges:
             self._starts.append(count)
@@ -54,29 +55,35 @@ class BitmapFont:
 
     def has(self, char: str) -> bool:
         """Whether the font draws `char`."""
-        return self._index(char) is not None
+        return char in self._cells or self._index(char) is not None
 
     def getlength(self, text: str) -> int:
         """How many pixels wide `text` is (as Pillow's fonts answer it)."""
         return self.width * len(text)
 
+    def _cell(self, char: str) -> bytes:
+        """`char`'s glyph turned on its side (a row of bytes a column, 0 or 255), made once: a
+        line's cells stacked are the line on its side, which one `transpose` sets upright."""
+        cell = self._cells.get(char)
+        if cell is None:
+            index = self._index(char)
+            if index is None:
+                return self._cell("?")
+            rows = self._glyphs[index * self.height : (index + 1) * self.height]
+            cell = bytes(
+                255 if row >> (7 - column) & 1 else 0 for column in range(self.width) for row in rows
+            )
+            self._cells[char] = cell
+        return cell
+
     def mask(self, text: str) -> Image.Image:
-        """`text` as a one-bit image, lit where the glyphs are (a character it lacks: '?')."""
+        """`text` as a mode "L" mask, 255 where the glyphs are lit (a character it lacks: '?')."""
         from PIL import Image
 
-        height, shift = self.height, 8 - self.width
-        fallback = self._index("?") or 0
-        indices = [self._index(char) for char in text]
-        rows = [0] * height
-        for index in indices:
-            start = (fallback if index is None else index) * height
-            for row in range(height):
-                rows[row] = (rows[row] << self.width) | (self._glyphs[start + row] >> shift)
-        bits = self.width * len(text)
-        pad = -bits % 8
-        size = (bits + pad) // 8
-        data = b"".join((row << pad).to_bytes(size, "big") for row in rows)
-        return Image.frombytes("1", (max(bits, 1), height), data if bits else bytes(height))
+        if not text:
+            return Image.new("L", (0, self.height))
+        side = Image.frombytes("L", (self.height, self.width * len(text)), b"".join(map(self._cell, text)))
+        return side.transpose(Image.Transpose.TRANSPOSE)
 
     def draw(self, image: Image.Image, xy: tuple[int, int], text: str, fill: int = 1) -> None:
         """`text` on `image` with its glyph cells' top left corner at `xy`, in `fill` (0 or 1)."""

@@ -84,6 +84,8 @@ def _printable(text: str) -> str:
     >>> _printable("Erdős → Νίκος, Ǹ 李")
     'Erdős → Νίκος, N ?'
     """
+    if text.isascii() and text.isprintable():  # the font has every printable ASCII character
+        return text
     font = _font()
     text = unicodedata.normalize("NFC", text)
     if all(font.has(char) for char in text):
