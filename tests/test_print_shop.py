@@ -171,11 +171,15 @@ def test_bleed_is_for_duplex_and_offset_takes_two_numbers(tmp_path: Path, capsys
         (["--offset", "nan,0"], "at most 10 mm"),
         (["--offset", "0,40"], "at most 10 mm"),
         (["--bleed", "--paper", "letter", "--size", "bridge"], "no room for crop marks on letter"),
+        (["--offset=-1,0", "--sides", "fold"], "--offset: moves the backs of cards printed on both sides"),
     ):
         assert main(["print", "dead-set", "-o", out, *extra]) == 2
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1, err
     assert not (tmp_path / "x.pdf").exists()
+    for what, extra, said in (("board", "--bleed", "--bleed: for a game's cards"), ("board", "--offset=1,1", "--offset")):
+        assert main(["print", what, "-o", out, extra]) == 2
+        assert said in capsys.readouterr().err
 
 
 # ----- the duplex offset and its calibration sheet ------------------------------------------------

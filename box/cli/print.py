@@ -61,6 +61,10 @@ def problem(args: argparse.Namespace) -> str | None:
             return f"--{option}: {value!r} is not one of {', '.join(known)}"
     if isinstance(offset := parse_offset(args.offset), str):
         return offset
+    if args.bleed and args.what not in GAMES:
+        return f"--bleed: for a game's cards, not {args.what!r}"
+    if any(offset) and (args.what == BOARD or args.sides == "fold"):
+        return "--offset: moves the backs of cards printed on both sides (--sides duplex) and of the calibration sheet"
     if args.bleed and args.sides == "fold":
         return "--bleed: for cards printed on both sides (--sides duplex); a folded card's fold is its edge"
     if args.bleed and args.what in GAMES:
