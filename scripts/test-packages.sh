@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Install the Debian packages some tests use, where they are missing: mosquitto (a real MQTT broker,
-# tests/test_mqtt.py) and poppler-utils (pdftoppm: the printed pages as pictures, tests/test_print.py).
+# tests/test_mqtt.py), poppler-utils (pdftoppm and pdffonts: the printed pages as pictures and their
+# fonts, tests/test_print.py, tests/test_print_shop.py) and xfonts-base (the X11 6x9 font the OLED's
+# glyphs come from, checked by tests/test_startup.py).
 # Needs root or password-less sudo; otherwise it says so and those tests skip.
 set -euo pipefail
 
 wanted=()
 if [[ ! -x /usr/sbin/mosquitto || ! -x /usr/bin/mosquitto_passwd ]]; then wanted+=(mosquitto); fi
-if ! command -v pdftoppm >/dev/null 2>&1; then wanted+=(poppler-utils); fi
+if ! command -v pdftoppm >/dev/null 2>&1 || ! command -v pdffonts >/dev/null 2>&1; then wanted+=(poppler-utils); fi
+if [[ ! -e /usr/share/fonts/X11/misc/6x9.pcf.gz ]]; then wanted+=(xfonts-base); fi
 if [[ ${#wanted[@]} -eq 0 ]]; then exit 0; fi
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "No apt-get: install ${wanted[*]} yourself, or the tests that need them skip" >&2

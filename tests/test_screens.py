@@ -170,8 +170,12 @@ def test_the_lines_marked_scrolling_scroll_selected_or_not():
     assert render(View(title="t", lines=(long, "Whack"), cursor=1), elapsed=1.0) == render(view)  # unmarked: still
 
 
-def test_text_outside_latin_1_is_drawn_plain():
-    assert render(View(title="Erdős", lines=("Zoë → Ann",))) == render(View(title="Erdos", lines=("Zoë ? Ann",)))
+def test_greek_cyrillic_and_accented_latin_are_drawn_as_written_and_other_scripts_plain():
+    written = render(View(title="Erdős", lines=("Zoë → Ann", "Дмитрий Νίκος Łucja")))
+    assert written != render(View(title="Erdos", lines=("Zoe → Ann", "Dmitrij Nikos Lucja")))
+    decomposed = "Erdo\u030bs"  # o and a combining double acute: composed before it is drawn
+    assert written == render(View(title=decomposed, lines=("Zoë → Ann", "Дмитрий Νίκος Łucja")))
+    assert render(View(title="Ǹ 李 Ann")) == render(View(title="N ? Ann"))  # not in the font: plain, or "?"
 
 
 @pytest.mark.parametrize(("a", "b"), [(1, 6), (2, 5), (3, 4), (4, 3), (5, 2), (6, 1)])

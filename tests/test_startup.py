@@ -8,12 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from box.cli.main import main
+from box.screens.glyphs import BitmapFont
 from box.screens.render import _font
+from box.words import SHOWN, unshown
 
 REPO = Path(__file__).resolve().parent.parent
+FIXED_6X9 = Path("/usr/share/fonts/X11/misc/6x9.pcf.gz")  # the source of box/screens/font_data.py
 
 FIRST_FRAME = """
 import sys
@@ -30,8 +34,10 @@ def test_the_box_and_its_first_frame_load_no_module_the_start_does_not_need() ->
     run = subprocess.run([sys.executable, "-c", FIRST_FRAME], env=env, capture_output=True, text=True, check=True)
     drawn, *modules = run.stdout.split()
     assert drawn == "True" and "box.screens.font_data" in modules  # the frame has text on it, in the box's font
-    # the dice use random.SystemRandom, not secrets (hmac, OpenSSL); the font is raw data, no PNG to decode
+    # the dice use random.SystemRandom, not secrets (hmac, OpenSSL); the font is raw data, no PNG to
+    # decode, drawn without Pillow's font machinery
     unneeded = {"secrets", "hmac", "_hashlib", "argparse", "PIL.ImageFile", "PIL.PngImagePlugin", "PIL.JpegImagePlugin"}
+    unneeded |= {"PIL.ImageFont", "PIL.ImageDraw"}
     assert not set(modules) & unneeded
 
 
@@ -70,26 +76,30 @@ def test_a_box_put_together_on_fakes_leaves_the_tag_io_and_the_simulated_chips_t
     assert online == ["left", "middle", "right"] and tag_io_loaded == "True"  # each thread loads it as it starts
 
 
-def test_the_box_font_draws_exactly_what_pillows_own_bitmap_font_draws() -> None:
-    pillows = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
-    text = bytes(range(32, 256)).decode("latin-1")
-    for line in (text[:40], text[40:80], text[80:120], text[120:160], text[160:200], text[200:]):
-        assert _font().getbbox(line) == pillows.getbbox(line)
-        drawn = []
-        for font in (_font(), pillows):
-            image = Image.new("1", (6 * len(line) + 4, 14), 0)
-            ImageDraw.Draw(image).text((1, 1), line, font=font, fill=1)
-            drawn.append(image.tobytes())
-        assert drawn[0] == drawn[1] and any(drawn[0]), line
+def test_the_box_font_draws_exactly_what_the_x11_6x9_font_draws() -> None:
+    if not FIXED_6X9.exists():
+        pytest.skip(f"{FIXED_6X9} is missing (Debian's xfonts-base)")
+    fixed = ImageFont.truetype(str(FIXED_6X9), 9)
+    text = "".join(chr(code) for first, last in SHOWN for code in range(first, last + 1))
+    assert len(text) > 900
+    for start in range(0, len(text), 40):
+        line = text[start : start + 40]
+        image = Image.new("1", (6 * len(line), 9), 0)
+        ImageDraw.Draw(image).text((0, 0), line, font=fixed, fill=1)
+        assert _font().mask(line).convert("1").tobytes() == image.tobytes(), line
 
 
-def test_raw_font_data_a_pillow_will_not_load_gives_pillows_own_copy_of_the_font(monkeypatch) -> None:
+def test_the_box_font_draws_latin_greek_and_cyrillic_and_marks_what_it_lacks() -> None:
+    assert unshown("Antonín Dvořák Łucja Ștefan Ђорђе Дмитрий Олена Ґанна Νίκος Σοφία") == ""
+    assert unshown("李小龍 Lee שלום") == "李小龍שלום"
+    assert _font().mask("李").tobytes() == _font().mask("?").tobytes()  # drawn as a question mark
+
+
+def test_font_data_of_another_size_is_refused() -> None:
     from box.screens import font_data
 
-    monkeypatch.setattr(font_data, "BITMAP", font_data.BITMAP[:100])  # not what this Pillow expects
-    fallback = _font.__wrapped__()
-    pillows = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
-    assert fallback.getbbox("Wolfgang Amadeus") == pillows.getbbox("Wolfgang Amadeus")
+    with pytest.raises(ValueError, match="bytes"):
+        BitmapFont(font_data.GLYPHS[:-9], font_data.SIZE)
 
 
 def test_a_start_that_fails_leaves_the_garbage_collector_on(tmp_path: Path, capsys) -> None:

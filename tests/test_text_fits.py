@@ -29,20 +29,20 @@ from box.games import CARD_NAMES, GAMES, TITLES, rules_for
 from box.games.base import Option, View
 from box.screens import render as screens
 from box.screens.menu import Menu
-from box.storage.roster import MAX_NAME_LENGTH
+from box.storage.roster import MAX_NAME_LENGTH, player_name
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
-LONGEST_NAMES = (  # ten names of the roster's longest, of one, two and three words
+LONGEST_NAMES = (  # ten names of the roster's longest, of one, two and three words, in three scripts
     "Maximilian Smith",
     "Anna-Lena Jansen",
     "Bartholomew Kent",
     "Mary Ann Jo Kent",
     "Christopherjames",
-    "Evangeline Baker",
-    "Alexandria Stone",
+    "Zoë-Łucja Dvořák",
+    "Антонина Петрова",
     "Jean-Luc Picardo",
     "Guinevere Wright",
-    "Wilhelmina Frost",
+    "Αικατερίνη Λάμπη",
 )
 MOST_PLAYERS = 10
 WANDER_INPUTS = 120  # random inputs after a reference game, at the fullest table
@@ -93,6 +93,14 @@ def _width(text: str) -> float:
 
 def test_the_table_has_the_longest_names_the_roster_takes() -> None:
     assert len(set(LONGEST_NAMES)) == MOST_PLAYERS and {len(name) for name in LONGEST_NAMES} == {MAX_NAME_LENGTH}
+    assert [player_name(name) for name in LONGEST_NAMES] == list(LONGEST_NAMES)
+
+
+def test_names_in_greek_cyrillic_and_accented_latin_are_measured_as_drawn() -> None:
+    for name in ("Zoë-Łucja Dvořák", "Антонина Петрова", "Αικατερίνη Λάμπη"):
+        assert screens._printable(name) == name and _width(name) == 6 * MAX_NAME_LENGTH
+    line = f"{'Антонина Петрова'}: 12345"  # a name beside a score: 21 characters, one row
+    assert len(line) == 23 and problems(View("t", (line[:21],))) == [] and problems(View("t", (line,))) != []
 
 
 def test_the_measure_finds_a_cut_value_an_overflow_and_a_line_under_the_notice() -> None:

@@ -1,34 +1,31 @@
-"""The Deck of Death board to scale, as tiles to print and assemble, with a map of the tiles.
+"""The Deck of Death board to scale, as pieces to cut out and lay on the table, with a map.
 
 The board is what its file says (box/games/deck_of_death/cards.py reads it): the outer ring's
-spaces numbered clockwise from the top, Start among them, each arrow space with an arrow to the
-inner space it leads to, and the inner circle's ten spaces, each named as the box names it
-(`7` on the outer ring, `Inner 3` inside). Every space holds a card, so a space is a card's
-size and a little more: the board is drawn at full size (about a metre across for 36 spaces)
-and cut into pages. The first page is the map: the board small, the tiles over it.
-
-Tiles overlap: a tile's right and bottom strips are printed again on the next tile. Trim a
-tile's margin on its left and top (the first column and row keep theirs), lay it over its
-neighbour so the crosses in the strip meet, and tape.
+spaces numbered clockwise from the top, Start among them, each arrow space saying which inner
+space it leads to, and the inner circle's ten spaces, each named as the box names it (`7` on the
+outer ring, `Inner 3` inside). Every space holds a card, so a space is a card's size and a little
+more: 36 outer spaces make a ring about a metre across. Only the rings are printed, each cut into
+pieces of a few spaces that fill a page: laid in a circle in order, the outer pieces make the
+ring, the inner ones the circle in its middle; between them is the table. The first page is the
+map: the whole board small, its pieces named, the arrows routed round the inner circle.
 
 >>> from box.games.deck_of_death.cards import parse_board
 >>> rings = Rings(parse_board("outer = 36\\n[arrows]\\n3 = 0\\n9 = 0\\n15 = 0\\n21 = 0\\n27 = 0\\n", "b"), (63.0, 88.0))
->>> round(rings.outer_in), round(rings.size), tile_grid(rings, "a4")[:2]
-(390, 991, (6, 4))
+>>> round(rings.outer_in), round(rings.size), [(piece.name, piece.count) for piece in pieces(rings, "a4")][::6]
+(390, 991, [('Outer 1', 3), ('Outer 7', 3), ('Inner 1', 2)])
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from box.games.deck_of_death.cards import Board
 from box.printing.layout import (
     BLACK,
+    FONT,
     GREY,
-    LIGHT,
     ORANGE,
     PAPERS,
     WHITE,
@@ -45,8 +42,9 @@ SPACE_GAP = 5.0  # mm between neighbouring spaces, at a ring's inner edge
 RING_ROOM = 8.0  # mm beyond a card's length across a ring
 MIN_CIRCLE_GAP = 60.0  # mm between the inner circle and the outer ring, for the arrows
 BOARD_MARGIN = 10.0  # mm round the board
-PAGE_MARGIN = 8.0  # mm of a page left unprinted (what a printer cannot reach), trimmed when assembling
-OVERLAP = 12.0  # mm a tile shares with its neighbour
+PAGE_MARGIN = 8.0  # mm of a page left unprinted (what a printer cannot reach)
+HEADING_ROOM = 10.0  # mm at a page's top for its heading
+CUT_MARGIN = 2.0  # mm of paper kept round a piece's spaces, inside its cutting line
 SMALLEST_TEXT = 2.0  # pt: smaller labels (on the map) are left out
 START_FILL: Colour = (225, 225, 225)
 ARROW_FILL: Colour = (253, 226, 196)
@@ -106,14 +104,21 @@ class Rings:
 
 @dataclass(frozen=True)
 class View:
-    """Board millimetres onto a page: page = offset + scale * board; `shown` the board's part on it."""
+    """Board millimetres onto a page: page = offset + scale * board, then turned `turn` radians
+    anticlockwise round `pivot` (a piece of the ring lies level); `shown` the board's part on it."""
 
     scale: float
     offset: tuple[float, float]
     shown: tuple[float, float, float, float]  # left, top, right, bottom in board mm
+    turn: float = 0.0
+    pivot: tuple[float, float] = (0.0, 0.0)
 
     def at(self, x: float, y: float) -> tuple[float, float]:
-        return self.offset[0] + self.scale * x, self.offset[1] + self.scale * y
+        x, y = self.offset[0] + self.scale * x, self.offset[1] + self.scale * y
+        if not self.turn:
+            return x, y
+        dx, dy, cos, sin = x - self.pivot[0], y - self.pivot[1], math.cos(self.turn), math.sin(self.turn)
+        return self.pivot[0] + dx * cos + dy * sin, self.pivot[1] - dx * sin + dy * cos
 
     def shows(self, x: float, y: float) -> bool:
         left, top, right, bottom = self.shown
@@ -125,12 +130,15 @@ def space_name(inner: bool, space: int) -> str:
     return f"Inner {space}" if inner else str(space)
 
 
-def draw_board(pdf: FPDF, rings: Rings, view: View) -> None:
-    """The board: both rings' spaces, Start, the arrows to the inner circle, every space's name."""
+def draw_board(pdf: FPDF, rings: Rings, view: View, piece: Piece | None = None) -> None:
+    """The board (or one piece of it): the rings' spaces, Start, every space's name; the whole board
+    has the arrows to the inner circle and the words in its middle."""
     board = rings.board
     pdf.set_line_width(0.5 * view.scale)
     for inner, count in ((False, board.outer), (True, board.inner)):
         for space in range(count):
+            if piece is not None and (piece.inner != inner or space not in piece.spaces):
+                continue
             fill = WHITE
             if not inner and space == board.start:
                 fill = START_FILL
@@ -139,13 +147,18 @@ def draw_board(pdf: FPDF, rings: Rings, view: View) -> None:
             pdf.set_fill_color(*fill)
             pdf.set_draw_color(*BLACK)
             pdf.polygon([view.at(*point) for point in rings.sector(inner, space)], style="DF")
-    for arrow, target in board.arrows:
-        draw_arrow(pdf, rings, view, arrow, target)
+    if piece is None:
+        for arrow, target in board.arrows:
+            draw_arrow(pdf, rings, view, arrow, target)
     for space in range(board.outer):
-        label_outer(pdf, rings, view, space)
+        if piece is None or (not piece.inner and space in piece.spaces):
+            label_outer(pdf, rings, view, space)
     for space in range(board.inner):
-        angle = rings.angle(True, space)
-        label(pdf, view, rings.point(rings.inner_out - 12, angle), space_name(True, space), 13, "B")
+        if piece is None or (piece.inner and space in piece.spaces):
+            angle = rings.angle(True, space)
+            label(pdf, view, rings.point(rings.inner_out - 12, angle), space_name(True, space), 13, "B")
+    if piece is not None:
+        return
     centre = rings.size / 2
     label(pdf, view, (centre, centre - 6), "INNER CIRCLE", 11, "B")
     label(pdf, view, (centre, centre + 2), "leave it by rolling 1 + 1", 7)
@@ -163,185 +176,207 @@ def label_outer(pdf: FPDF, rings: Rings, view: View, space: int) -> None:
     target = board.arrow_target(space)
     if target is not None:
         label(pdf, view, middle, "ARROW", 12, "B", ORANGE)
-        label(pdf, view, (middle[0], middle[1] + 6), f"to {space_name(True, target)}", 10, "B", ORANGE)
+        label(pdf, view, middle, f"to {space_name(True, target)}", 10, "B", ORANGE, drop=6)
+
+
+def arrow_path(rings: Rings, arrow: int, target: int) -> list[tuple[float, float]]:
+    """An arrow's way from an arrow space's inner edge to the inner space it leads to: in towards
+    the circle, round it the short way (never across it and its names), then in to the space."""
+    start, end = rings.angle(False, arrow), rings.angle(True, target)
+    turn = (end - start + math.pi) % (2 * math.pi) - math.pi
+    road = rings.inner_out + 14
+    steps = max(1, round(abs(turn) / 0.05))
+    path = [rings.point(rings.outer_in - 3, start)]
+    path += [rings.point(road, start + turn * n / steps) for n in range(steps + 1)]
+    return [*path, rings.point(rings.inner_out + 3, end)]
 
 
 def draw_arrow(pdf: FPDF, rings: Rings, view: View, arrow: int, target: int) -> None:
-    """An arrow from an arrow space's inner edge to the inner space it leads to."""
-    start = rings.point(rings.outer_in - 3, rings.angle(False, arrow))
-    end = rings.point(rings.inner_out + 3, rings.angle(True, target))
-    length = math.dist(start, end)
-    along = ((end[0] - start[0]) / length, (end[1] - start[1]) / length)
-    head, wide = 9.0, 4.5
+    """An arrow along `arrow_path`, its head at the inner space."""
+    path = arrow_path(rings, arrow, target)
+    *way, last, end = path
+    length = math.dist(last, end)
+    along = ((end[0] - last[0]) / length, (end[1] - last[1]) / length)
+    head, wide = min(9.0, length), 4.5
     base = (end[0] - along[0] * head, end[1] - along[1] * head)
     across = (-along[1] * wide, along[0] * wide)
     pdf.set_draw_color(*ORANGE)
     pdf.set_fill_color(*ORANGE)
     pdf.set_line_width(1.4 * view.scale)
-    pdf.line(*view.at(*start), *view.at(*base))
+    pdf.polyline([view.at(*point) for point in (*way, last, base)])
     corners = [end, (base[0] + across[0], base[1] + across[1]), (base[0] - across[0], base[1] - across[1])]
     pdf.polygon([view.at(*corner) for corner in corners], style="F")
 
 
 def label(
-    pdf: FPDF, view: View, where: tuple[float, float], text: str, size: float, style: str = "", ink: Colour = BLACK
+    pdf: FPDF,
+    view: View,
+    where: tuple[float, float],
+    text: str,
+    size: float,
+    style: str = "",
+    ink: Colour = BLACK,
+    drop: float = 0.0,
 ) -> None:
-    """Text centred on a board point, scaled with the board; left out off this page or too small to read."""
+    """Text centred on a board point (or `drop` board mm below it on the page), upright, scaled with
+    the board; left out off this page or too small to read."""
     if not view.shows(*where) or size * view.scale < SMALLEST_TEXT:
         return
-    pdf.set_font("Helvetica", style, size * view.scale)
+    pdf.set_font(FONT, style, size * view.scale)
     pdf.set_text_color(*ink)
     x, y = view.at(*where)
-    centred(pdf, text, x, y + size * view.scale * 0.35 * 0.35)
+    centred(pdf, text, x, y + (drop + size * 0.35 * 0.35) * view.scale)
 
 
 # ----- the pages ----------------------------------------------------------------------------------
 
 
-def tile_grid(rings: Rings, paper: str) -> tuple[int, int, float, float]:
-    """Columns and rows of tiles, and each tile's step across and down the board (mm)."""
+@dataclass(frozen=True)
+class Piece:
+    """A piece of a ring to cut out: `count` spaces from `first`, clockwise."""
+
+    inner: bool
+    first: int
+    count: int
+    name: str
+
+    @property
+    def spaces(self) -> range:
+        return range(self.first, self.first + self.count)
+
+
+def _room(paper: str) -> tuple[float, float]:
+    """The width and height a landscape page leaves for a piece (mm)."""
     width, height = PAPERS[paper]
-    step_x = width - 2 * PAGE_MARGIN - OVERLAP
-    step_y = height - 2 * PAGE_MARGIN - OVERLAP
-    columns = math.ceil((rings.size - OVERLAP) / step_x)
-    rows = math.ceil((rings.size - OVERLAP) / step_y)
-    return columns, rows, step_x, step_y
+    return height - 2 * PAGE_MARGIN, width - 2 * PAGE_MARGIN - HEADING_ROOM
 
 
-def tile_name(row: int, column: int) -> str:
-    """`B3`: the row's letter, the column's number (from 1).
+def _extent(rings: Rings, inner: bool, count: int) -> tuple[float, float]:
+    """The width and height of a piece of `count` spaces lying level (its middle at the top), mm."""
+    low, high = (rings.inner_in, rings.inner_out) if inner else (rings.outer_in, rings.outer_out)
+    low, high = low - CUT_MARGIN, high + CUT_MARGIN
+    half = math.pi * count / (rings.board.inner if inner else rings.board.outer)
+    if half >= math.pi / 2:
+        return 2 * high, high - low * math.cos(half) if half < math.pi else 2 * high
+    return 2 * high * math.sin(half), high - low * math.cos(half)
 
-    >>> tile_name(0, 0), tile_name(1, 2)
-    ('A1', 'B3')
-    """
-    return f"{chr(ord('A') + row)}{column + 1}"
+
+def pieces(rings: Rings, paper: str) -> list[Piece]:
+    """Each ring cut into pieces of as many spaces as a page holds: the outer ring's from space 0,
+    then the inner circle's."""
+    found: list[Piece] = []
+    room_w, room_h = _room(paper)
+    for inner, total, word in ((False, rings.board.outer, "Outer"), (True, rings.board.inner, "Inner")):
+        most = 1
+        while most < total and all(a <= b for a, b in zip(_extent(rings, inner, most + 1), (room_w, room_h))):
+            most += 1
+        count = math.ceil(total / most)
+        size = math.ceil(total / count)  # pieces alike in size: 36 spaces in 12 of 3, not 11 of 3 and one of 3
+        for number, first in enumerate(range(0, total, size), start=1):
+            found.append(Piece(inner, first, min(size, total - first), f"{word} {number}"))
+    return found
 
 
-def tiles(rings: Rings, paper: str) -> Iterator[tuple[int, int, View]]:
-    """Each tile's row, column and view of the board, row by row; the board centred on them all."""
-    columns, rows, step_x, step_y = tile_grid(rings, paper)
+def piece_view(rings: Rings, piece: Piece, paper: str) -> View:
+    """The board turned so that `piece` lies level in the middle of a landscape page, at full size."""
     width, height = PAPERS[paper]
-    shift_x = (columns * step_x + OVERLAP - rings.size) / 2
-    shift_y = (rows * step_y + OVERLAP - rings.size) / 2
-    for row in range(rows):
-        for column in range(columns):
-            left, top = column * step_x - shift_x, row * step_y - shift_y
-            shown = (left, top, left + width - 2 * PAGE_MARGIN, top + height - 2 * PAGE_MARGIN)
-            yield row, column, View(1.0, (PAGE_MARGIN - left, PAGE_MARGIN - top), shown)
+    total = rings.board.inner if piece.inner else rings.board.outer
+    middle = 2 * math.pi * (piece.first + (piece.count - 1) / 2) / total
+    low, high = (rings.inner_in, rings.inner_out) if piece.inner else (rings.outer_in, rings.outer_out)
+    half = math.pi * piece.count / total
+    across = (high + CUT_MARGIN + (low - CUT_MARGIN) * math.cos(min(half, math.pi / 2))) / 2
+    pivot = (height / 2, PAGE_MARGIN + HEADING_ROOM + (width - 2 * PAGE_MARGIN - HEADING_ROOM) / 2)
+    x, y = rings.point(across, middle)
+    return View(1.0, (pivot[0] - x, pivot[1] - y), (0, 0, rings.size, rings.size), middle, pivot)
+
+
+def cut_line(pdf: FPDF, rings: Rings, view: View, piece: Piece) -> None:
+    """The line to cut a piece out along: round its spaces, CUT_MARGIN clear of them."""
+    low, high = (rings.inner_in, rings.inner_out) if piece.inner else (rings.outer_in, rings.outer_out)
+    total = rings.board.inner if piece.inner else rings.board.outer
+    start, end = 2 * math.pi * (piece.first - 0.5) / total, 2 * math.pi * (piece.first + piece.count - 0.5) / total
+    steps = 12 * piece.count
+    arc = [start + (end - start) * n / steps for n in range(steps + 1)]
+    outline = [rings.point(high + CUT_MARGIN, a) for a in arc] + [rings.point(low - CUT_MARGIN, a) for a in reversed(arc)]
+    pdf.set_draw_color(*GREY)
+    pdf.set_line_width(0.3)
+    pdf.set_dash_pattern(dash=2, gap=1.5)
+    pdf.polygon([view.at(*point) for point in outline])
+    pdf.set_dash_pattern()
 
 
 def render_board(board: Board, card: tuple[float, float], paper: str) -> bytes:
-    """The board as a PDF: the map of the tiles, then every tile at full size.
+    """The board as a PDF: the map, then every piece of the rings at full size, a page each.
 
     >>> from box.games import load_deck
     >>> pdf = render_board(load_deck("deck-of-death").board, (63.0, 88.0), "a4")
     >>> pdf.count(b"/Type /Page\\n")
-    25
+    18
     """
     rings = Rings(board, card)
     pdf = new_document()
     pdf.set_title("Board: print and play")
     width, height = PAPERS[paper]
-    columns, rows, _, _ = tile_grid(rings, paper)
-    draw_map(pdf, rings, paper)
-    for row, column, view in tiles(rings, paper):
-        pdf.add_page(format=(width, height))
-        left, top = PAGE_MARGIN, PAGE_MARGIN
-        area_w, area_h = width - 2 * PAGE_MARGIN, height - 2 * PAGE_MARGIN
-        with pdf.rect_clip(left, top, area_w, area_h):
-            draw_board(pdf, rings, view)
-        overlap_marks(pdf, paper, row, column, columns, rows)
-        pdf.set_font("Helvetica", "B", 7)
+    cut = pieces(rings, paper)
+    draw_map(pdf, rings, paper, cut)
+    for piece in cut:
+        pdf.add_page(orientation="L", format=(width, height))
+        view = piece_view(rings, piece, paper)
+        draw_board(pdf, rings, view, piece)
+        cut_line(pdf, rings, view, piece)
+        pdf.set_font(FONT, "B", 8)
         pdf.set_text_color(*GREY)
-        where = f"row {chr(ord('A') + row)} of {rows}, column {column + 1} of {columns}"
-        pdf.text(left, top - 2.5, printable(f"Tile {tile_name(row, column)} · {where} · full size"))
+        ring = "the inner circle" if piece.inner else "the outer ring"
+        spaces = [space_name(piece.inner, space) for space in piece.spaces]
+        said = f"{piece.name} of {len(cut)} pieces: {ring}, spaces {spaces[0]} to {spaces[-1]}, full size"
+        pdf.text(PAGE_MARGIN, PAGE_MARGIN + 4, printable(f"{said} · cut along the dashes"))
     return bytes(pdf.output())
 
 
-def overlap_marks(pdf: FPDF, paper: str, row: int, column: int, columns: int, rows: int) -> None:
-    """The tile's frame, its strips shared with the next tiles (dashed), and the crosses to align."""
-    width, height = PAPERS[paper]
-    left, top = PAGE_MARGIN, PAGE_MARGIN
-    right, bottom = width - PAGE_MARGIN, height - PAGE_MARGIN
-    pdf.set_draw_color(*GREY)
-    pdf.set_line_width(0.2)
-    pdf.rect(left, top, right - left, bottom - top)
-    pdf.set_font("Helvetica", size=6)
-    pdf.set_text_color(*GREY)
-    pdf.set_dash_pattern(dash=2, gap=1.5)
-    if column + 1 < columns:
-        pdf.line(right - OVERLAP, top, right - OVERLAP, bottom)
-    if row + 1 < rows:
-        pdf.line(left, bottom - OVERLAP, right, bottom - OVERLAP)
-    pdf.set_dash_pattern()
-    if column + 1 < columns:
-        pdf.text(right - OVERLAP + 1, bottom + 3, f"{tile_name(row, column + 1)} goes over this strip")
-    if row + 1 < rows:
-        pdf.text(left, bottom + 6, f"{tile_name(row + 1, column)} goes over the strip below the dashes")
-    pdf.set_draw_color(*BLACK)
-    for fraction in (0.3, 0.7):
-        y = top + (bottom - top) * fraction
-        if column > 0:
-            cross(pdf, left + OVERLAP / 2, y)
-        if column + 1 < columns:
-            cross(pdf, right - OVERLAP / 2, y)
-        x = left + (right - left) * fraction
-        if row > 0:
-            cross(pdf, x, top + OVERLAP / 2)
-        if row + 1 < rows:
-            cross(pdf, x, bottom - OVERLAP / 2)
-
-
-def cross(pdf: FPDF, x: float, y: float, arm: float = 3.5) -> None:
-    """A registration cross with a ring: the same board point on two tiles."""
-    pdf.set_line_width(0.25)
-    pdf.line(x - arm, y, x + arm, y)
-    pdf.line(x, y - arm, x, y + arm)
-    pdf.circle(x, y, arm / 2)
-
-
-def draw_map(pdf: FPDF, rings: Rings, paper: str) -> None:
-    """The first page: the whole board small, the tiles drawn over it with their names, how to build it."""
+def draw_map(pdf: FPDF, rings: Rings, paper: str, cut: list[Piece]) -> None:
+    """The first page: the whole board small, its pieces named on it, how to lay them."""
     width, height = PAPERS[paper]
     pdf.add_page(format=(width, height))
-    columns, rows, step_x, step_y = tile_grid(rings, paper)
-    extent_w, extent_h = columns * step_x + OVERLAP, rows * step_y + OVERLAP
-    room = width - 2 * PAGE_MARGIN - 10
-    scale = min(room / extent_w, (height * 0.62) / extent_h)
-    left = (width - extent_w * scale) / 2
-    top = 34.0
-    shift_x, shift_y = (extent_w - rings.size) / 2, (extent_h - rings.size) / 2
-    view = View(scale, (left + shift_x * scale, top + shift_y * scale), (0, 0, rings.size, rings.size))
-    pdf.set_font("Helvetica", "B", 14)
+    scale = min(width - 2 * PAGE_MARGIN - 10, height * 0.62) / rings.size
+    left, top = (width - rings.size * scale) / 2, 30.0
+    view = View(scale, (left, top), (0, 0, rings.size, rings.size))
+    pdf.set_font(FONT, "B", 14)
     pdf.set_text_color(*BLACK)
-    centred(pdf, "The board: map of the tiles", width / 2, 16)
-    pdf.set_font("Helvetica", size=8)
+    centred(pdf, "The board: map of its pieces", width / 2, 16)
+    pdf.set_font(FONT, size=8)
     pdf.set_text_color(*GREY)
-    size = f"{rings.size / 10:.0f} cm across"
+    outer = sum(not piece.inner for piece in cut)
     centred(
-        pdf, f"{columns * rows} tiles, {rows} rows (A-{chr(ord('A') + rows - 1)}) of {columns}; {size}", width / 2, 23
+        pdf,
+        f"{len(cut)} pieces: the outer ring in {outer}, the inner circle in {len(cut) - outer}; "
+        f"{rings.size / 10:.0f} cm across as laid out",
+        width / 2,
+        23,
     )
     draw_board(pdf, rings, view)
-    pdf.set_line_width(0.3)
-    for row in range(rows):
-        for column in range(columns):
-            x, y = left + column * step_x * scale, top + row * step_y * scale
-            pdf.set_draw_color(*ORANGE)
-            pdf.rect(x, y, (step_x + OVERLAP) * scale, (step_y + OVERLAP) * scale)
-            pdf.set_font("Helvetica", "B", 10)
-            pdf.set_text_color(*ORANGE)
-            pdf.text(x + 1.5, y + 5, tile_name(row, column))
+    pdf.set_text_color(*ORANGE)
+    pdf.set_font(FONT, "B", 6)
+    for piece in cut:
+        total = rings.board.inner if piece.inner else rings.board.outer
+        low, high = (rings.inner_in, rings.inner_out) if piece.inner else (rings.outer_in, rings.outer_out)
+        edge = 2 * math.pi * (piece.first - 0.5) / total
+        pdf.set_draw_color(*ORANGE)
+        pdf.set_line_width(0.4)
+        pdf.line(*view.at(*rings.point(low - 4, edge)), *view.at(*rings.point(high + 4, edge)))
+        middle = 2 * math.pi * (piece.first + (piece.count - 1) / 2) / total
+        x, y = view.at(*rings.point(high + 6 if not piece.inner else low - 6, middle))
+        centred(pdf, piece.name.replace("Outer ", "O").replace("Inner ", "I"), x, y + 1)
     steps = (
-        "1. Print every page at 100 % (no 'fit to page'); the first tile's frame should measure "
-        f"{width - 2 * PAGE_MARGIN:.0f} x {height - 2 * PAGE_MARGIN:.0f} mm.",
-        "2. Trim each tile's margin on its left and top, except the tiles of column 1 (left) and row A (top).",
-        "3. Lay each tile over its neighbours' dashed strips so the crosses meet; tape from behind.",
-        "4. The spaces are named as the box names them: the outer ring 0, 1, 2 ... clockwise, the circle Inner 0-9.",
+        "1. Print every page at 100 % (no 'fit to page'): a space is a card's size.",
+        "2. Cut each piece out along its dashed line.",
+        f"3. Lay the outer ring's pieces in a circle in order, O1 at the top (Start), O2 clockwise after it ... O{outer}.",
+        "4. Lay the inner circle's pieces I1 ... in the middle the same way; the space between is the table.",
+        "5. The spaces are named as the box names them: the outer ring 0, 1, 2 ... clockwise, the circle Inner 0-9.",
+        "   An arrow space says which inner space it leads to (on the map, its arrow runs round the circle).",
     )
-    pdf.set_font("Helvetica", size=7.5)
+    pdf.set_font(FONT, size=7.5)
     pdf.set_text_color(*BLACK)
-    baseline = top + extent_h * scale + 9
+    baseline = top + rings.size * scale + 9
     for step in steps:
         pdf.text(PAGE_MARGIN + 4, baseline, printable(step))
         baseline += 4.5
-    pdf.set_draw_color(*LIGHT)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from box.decks.codec import Deck
 from box.decks.order import place_label, printed_order
+from box.errors import DeckError
 from box.games import TITLES
 from box.games.dead_fellas import cards as dead_fellas
 from box.games.dead_set import cards as dead_set
@@ -30,8 +31,11 @@ from box.games.deadlines import cards as deadlines
 from box.games.deck_of_death import cards as deck_of_death
 from box.printing.layout import (
     BLACK,
+    FONT,
     GREY,
+    MARK_GAP,
     ORANGE,
+    SAFE_EDGE,
     WHITE,
     CardSheet,
     Colour,
@@ -45,6 +49,7 @@ from box.printing.layout import (
     nfc_spot,
     outline,
     printable,
+    unprintable,
     wrap,
     wrap_runs,
 )
@@ -74,12 +79,13 @@ class Printed:
 
 @dataclass(frozen=True)
 class Area:
-    """A card's rectangle on the page, in mm."""
+    """A card's rectangle on the page, in mm, and how far its background runs past it (the bleed)."""
 
     x: float
     y: float
     width: float
     height: float
+    bleed: float = 0.0
 
     @property
     def middle(self) -> float:
@@ -115,7 +121,7 @@ def band(pdf: FPDF, area: Area, fill: Colour, text: str, ink: Colour = WHITE) ->
         pdf.set_draw_color(*BLACK)
         pdf.set_line_width(0.3)
         pdf.rect(area.x + INSET, area.y + INSET, area.text_width, BAND)
-    pdf.set_font("Helvetica", "B", 7)
+    pdf.set_font(FONT, "B", 7)
     pdf.set_text_color(*ink)
     centred(pdf, text.upper(), area.middle, area.y + INSET + BAND / 2 + 1.2)
 
@@ -130,7 +136,7 @@ def frame(pdf: FPDF, area: Area, colour: Colour, width: float = 1.6) -> None:
 
 def small_print(pdf: FPDF, area: Area, printed: Printed) -> None:
     """The card's id and place at the foot of the side."""
-    pdf.set_font("Helvetica", size=5)
+    pdf.set_font(FONT, size=5)
     pdf.set_text_color(*GREY)
     centred(pdf, printed.small_print, area.middle, area.y + area.height - INSET - 0.8)
 
@@ -151,21 +157,26 @@ def paragraph(pdf: FPDF, area: Area, text: str, top: float, size: float, most_li
 
 def labelled(pdf: FPDF, area: Area, label: str, value: str, top: float, size: float = 12) -> None:
     """A small grey label with its value under it in bold."""
-    pdf.set_font("Helvetica", size=5.5)
+    pdf.set_font(FONT, size=5.5)
     pdf.set_text_color(*GREY)
     centred(pdf, label.upper(), area.middle, top)
-    pdf.set_font("Helvetica", "B", size)
+    pdf.set_font(FONT, "B", size)
     pdf.set_text_color(*BLACK)
     centred(pdf, value, area.middle, top + size * LEADING + 0.4)
 
 
 def deck_back(pdf: FPDF, area: Area, colour: Colour, word: str, title: str) -> None:
-    """A back that names no card: a frame, the deck's word, the game's title, the sticker's spot."""
-    frame(pdf, area, colour, width=2.4)
+    """A back that names no card: the deck's colour from the edge (and the bleed) to the safe area,
+    the deck's word, the game's title, the sticker's spot: a cut a little off shows no white line."""
+    pdf.set_fill_color(*colour)
+    bleed = area.bleed
+    pdf.rect(area.x - bleed, area.y - bleed, area.width + 2 * bleed, area.height + 2 * bleed, style="F")
+    pdf.set_fill_color(*WHITE)
+    pdf.rect(area.x + INSET, area.y + INSET, area.text_width, area.height - 2 * INSET, style="F")
     pdf.set_text_color(*colour)
     lines = fitted(pdf, word.upper(), area.text_width - 6, 2, 20, smallest=10, style="B")
     block(pdf, lines, area.middle, area.y + 20, pdf.font_size_pt * LEADING)
-    pdf.set_font("Helvetica", "B", 7)
+    pdf.set_font(FONT, "B", 7)
     pdf.set_text_color(*GREY)
     centred(pdf, title.upper(), area.middle, area.y + 32)
     nfc_spot(pdf, area.middle, area.y + area.height - INSET - 20)
@@ -194,7 +205,7 @@ def deadlines_date_side(pdf: FPDF, area: Area, printed: Printed, title: str) -> 
     """The date side: born, died, the life span; a special card's cause of death, orange words in orange."""
     person: deadlines.Person = printed.card
     _deadlines_band(pdf, area, person, title)
-    pdf.set_font("Helvetica", "B", 8)
+    pdf.set_font(FONT, "B", 8)
     pdf.set_text_color(*BLACK)
     block(pdf, wrap(pdf, printed.name, area.text_width - 2)[:2], area.middle, area.y + INSET + BAND + 5, 3.6)
     top = area.y + 25
@@ -208,17 +219,17 @@ def deadlines_date_side(pdf: FPDF, area: Area, printed: Printed, title: str) -> 
 
 def cause_of_death(pdf: FPDF, area: Area, person: deadlines.Person, top: float) -> None:
     """The cause with its orange words marked; keywords the cause does not spell out follow, in orange."""
-    pdf.set_font("Helvetica", size=5.5)
+    pdf.set_font(FONT, size=5.5)
     pdf.set_text_color(*GREY)
     centred(pdf, "CAUSE OF DEATH", area.middle, top)
     runs, others = orange_words(person.cause, person.keywords)
-    pdf.set_font("Helvetica", "B", 8.5)
+    pdf.set_font(FONT, "B", 8.5)
     baseline = top + 4
     for line in wrap_runs(pdf, runs, area.text_width - 2)[:3]:
         draw_runs(pdf, line, area.middle, baseline, BLACK, ORANGE)
         baseline += 3.8
     if others:
-        pdf.set_font("Helvetica", size=6.5)
+        pdf.set_font(FONT, size=6.5)
         for line in wrap_runs(pdf, [("also: ", False), (", ".join(others), True)], area.text_width - 2)[:2]:
             draw_runs(pdf, line, area.middle, baseline, GREY, ORANGE)
             baseline += 3
@@ -261,13 +272,13 @@ def dead_set_name_face(pdf: FPDF, area: Area, printed: Printed, title: str) -> N
 def dead_set_age_back(pdf: FPDF, area: Area, printed: Printed, title: str) -> None:
     """The back: the age at death, large, and whose it is."""
     band(pdf, area, DARK, title)
-    pdf.set_font("Helvetica", size=6)
+    pdf.set_font(FONT, size=6)
     pdf.set_text_color(*GREY)
     centred(pdf, "AGE AT DEATH", area.middle, area.y + 30)
-    pdf.set_font("Helvetica", "B", 44)
+    pdf.set_font(FONT, "B", 44)
     pdf.set_text_color(*BLACK)
     centred(pdf, str(printed.card), area.middle, area.y + 48)
-    pdf.set_font("Helvetica", "B", 8)
+    pdf.set_font(FONT, "B", 8)
     block(pdf, wrap(pdf, printed.name, area.text_width - 2)[:2], area.middle, area.y + 60, 3.6)
     small_print(pdf, area, printed)
 
@@ -281,6 +292,7 @@ FELLAS_COLOURS: dict[str | None, Colour] = {
     "vehicle": (30, 140, 60),
 }
 ACTION_COLOUR: Colour = (110, 50, 140)
+SAYS_HITS = re.compile(r"(mook|weapon|disguise|vehicle) with \d+ hits?", re.IGNORECASE)
 MAFIA_COLOUR: Colour = (120, 20, 20)
 
 
@@ -294,13 +306,13 @@ def dead_fellas_face(pdf: FPDF, area: Area, printed: Printed, title: str) -> Non
         pdf.set_fill_color(*colour)
         for bullet in range(card.hits):
             pdf.circle(area.x + INSET + 3 + bullet * 5.5, top, 2.2, style="F")
-        pdf.set_font("Helvetica", "B", 7)
+        pdf.set_font(FONT, "B", 7)
         pdf.set_text_color(*colour)
         pdf.text(
             area.x + INSET + 1 + card.hits * 5.5 + 1.5, top + 1.2, f"{card.hits} hit{'s' if card.hits > 1 else ''}"
         )
-    last = big_name(pdf, area, printed.name, area.y + 28, size=15)
-    if card.text:
+    last = big_name(pdf, area, dead_fellas.base_name(printed.name), area.y + 28, size=15)  # not "Boost 2"
+    if card.text and not SAYS_HITS.fullmatch(card.text.strip()):  # "Mook with 1 hit": the bullets say it
         paragraph(pdf, area, card.text, max(last + 9, area.y + 50), 8.5, 7)
     small_print(pdf, area, printed)
 
@@ -340,7 +352,7 @@ def deck_of_death_face(pdf: FPDF, area: Area, printed: Printed, title: str) -> N
     band(pdf, area, colour, f"{card.color} · {grade}", ink=BLACK if card.color == "white" else WHITE)
     if card.color != "white":
         frame(pdf, area, colour, width=1.0)
-    pdf.set_font("Helvetica", "I", 6.5)
+    pdf.set_font(FONT, "", 6.5)
     pdf.set_text_color(*GREY)
     centred(pdf, KINDS[card.color], area.middle, area.y + INSET + BAND + 4.5)
     last = big_name(pdf, area, printed.name, area.y + 26, size=14)
@@ -379,6 +391,7 @@ def pages_of(cards: list[Printed], per_page: int) -> Iterator[list[Printed]]:
 
 def render_deck(deck: Deck, sheet: CardSheet) -> bytes:
     """The deck as a PDF: duplex, a page of fronts then a page of backs per sheet; fold, one page each.
+    DeckError names the first card with a letter the print font lacks.
 
     >>> from box.games import load_deck
     >>> pdf = render_deck(load_deck("dead-set"), CardSheet.make("a4", "poker", "duplex"))
@@ -387,40 +400,78 @@ def render_deck(deck: Deck, sheet: CardSheet) -> bytes:
     """
     design = DESIGNS[deck.game]
     title = TITLES.get(deck.game, deck.game)
+    cards = printed_cards(deck)
+    check_letters(deck, cards)
     pdf = new_document()
     pdf.set_title(f"{title}: print and play")
-    groups = list(pages_of(printed_cards(deck), sheet.per_page))
-    width, height = sheet.card
+    groups = list(pages_of(cards, sheet.per_page))
     for number, group in enumerate(groups, start=1):
         if sheet.sides == "duplex":
             where = f"sheet {number}/{len(groups)}"
             page(pdf, sheet, f"{title} · {where} · {design.front_words}")
             for slot, printed in enumerate(group):
-                x, y = sheet.front(slot)
-                outline(pdf, x, y, width, height)
-                design.front(pdf, Area(x, y, width, height), printed, title)
-            page(pdf, sheet, f"{title} · {where} · {design.back_words}")
+                draw_side(pdf, sheet, sheet.front(slot), design.front, printed, title)
+            page(pdf, sheet, f"{title} · {where} · {design.back_words}", backs=True)
             for slot, printed in enumerate(group):
-                x, y = sheet.back(slot)
-                outline(pdf, x, y, width, height)
-                design.back(pdf, Area(x, y, width, height), printed, title)
+                draw_side(pdf, sheet, sheet.back(slot), design.back, printed, title)
         else:
             page(pdf, sheet, f"{title} · page {number}/{len(groups)} · fold")
             for slot, printed in enumerate(group):
-                for (x, y), side in ((sheet.front(slot), design.front), (sheet.back(slot), design.back)):
-                    outline(pdf, x, y, width, height)
-                    side(pdf, Area(x, y, width, height), printed, title)
+                for corner, side in ((sheet.front(slot), design.front), (sheet.back(slot), design.back)):
+                    draw_side(pdf, sheet, corner, side, printed, title)
     return bytes(pdf.output())
 
 
-def page(pdf: FPDF, sheet: CardSheet, heading: str) -> None:
-    """A new page with its crop marks and its heading in the top margin."""
+def draw_side(
+    pdf: FPDF, sheet: CardSheet, corner: tuple[float, float], side: Side, printed: Printed, title: str
+) -> None:
+    """One side of a card at `corner`; without a bleed, a hairline round it to cut along."""
+    (x, y), (width, height) = corner, sheet.card
+    if not sheet.bleed:
+        outline(pdf, x, y, width, height)
+    side(pdf, Area(x, y, width, height, sheet.bleed), printed, title)
+
+
+def check_letters(deck: Deck, cards: list[Printed]) -> None:
+    """DeckError for the first card whose words hold a letter the print font lacks."""
+    for printed in cards:
+        missing = unprintable([printed.name, *_words(printed.card)])
+        if missing:
+            raise DeckError(
+                deck.path,
+                f"card {printed.card_id} ({printed.name!r}) has {missing!r}, which the print font "
+                f"({FONT}: Latin, Greek, Cyrillic) lacks",
+            )
+
+
+def _words(value: Any) -> Iterator[str]:
+    """The texts in a card's data (its fields, lists of keywords), to check before printing."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _words(item)
+    elif is_dataclass(value):
+        for item in fields(value):
+            yield from _words(getattr(value, item.name))
+
+
+def page(pdf: FPDF, sheet: CardSheet, heading: str, backs: bool = False) -> None:
+    """A new page with its crop marks and its heading: in the top margin, between the first two
+    marks, or where that is too near the paper's edge, up the left margin."""
     pdf.add_page(orientation=sheet.orientation, format=_format(sheet))
-    crop_marks(pdf, sheet)
-    xs, _ = sheet.cut_lines()
-    fitted(pdf, heading, xs[1] - xs[0] - 3, 1, 6, smallest=4)  # between the first two crop marks
+    crop_marks(pdf, sheet, backs)
+    xs, ys = sheet.cut_lines(backs)
     pdf.set_text_color(*GREY)
-    pdf.text(xs[0] + 1.5, sheet.top - 2.2, printable(heading))
+    baseline = ys[0] - sheet.bleed - MARK_GAP - 1.2
+    if baseline - 2.5 >= SAFE_EDGE:
+        fitted(pdf, heading, xs[1] - xs[0] - 3, 1, 6, smallest=4)
+        pdf.text(xs[0] + 1.5, baseline, printable(heading))
+        return
+    fitted(pdf, heading, ys[1] - ys[0] - 3, 1, 6, smallest=4)
+    x, y = xs[0] - sheet.bleed - MARK_GAP - 1.2, ys[1] - 1.5
+    with pdf.rotation(90, x, y):
+        pdf.text(x, y, printable(heading))
 
 
 def _format(sheet: CardSheet) -> tuple[float, float]:

@@ -11,6 +11,8 @@ Two ways to print a deck:
 >>> sheet = CardSheet.make("a4", "poker", "duplex")
 >>> sheet.columns, sheet.rows, sheet.front(0), sheet.back(0)
 (3, 3, (10.5, 16.5), (136.5, 16.5))
+>>> CardSheet.make("a4", "poker", "duplex", offset=(1.0, -0.5)).back(0)  # the backs 1 mm right, 0.5 up
+(135.5, 16.0)
 >>> fold = CardSheet.make("letter", "bridge", "fold")
 >>> fold.page, fold.per_page
 ((279.4, 215.9), 4)
@@ -20,9 +22,11 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,8 +36,14 @@ PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}  # mm, portrait
 CARD_SIZES = {"poker": (63.0, 88.0), "bridge": (57.15, 88.9)}  # mm: 2.5 x 3.5 in and 2.25 x 3.5 in
 SIDES = ("duplex", "fold")
 MIN_MARGIN = 6.0  # mm: room for the crop marks round the cards (3 x 3 bridge cards on letter leave 6.35)
-MARK_GAP, MARK_LENGTH = 1.0, 3.0  # mm: a crop mark starts this far from the card's edge
+MARK_GAP, MARK_LENGTH = 0.5, 3.0  # mm: a crop mark starts this far from the card's edge (or its bleed)
+MIN_MARK = 1.5  # mm: a shorter mark is left out
+SAFE_EDGE = 4.5  # mm of the paper's edge many printers cannot reach: no mark or heading there
+BLEED = 3.0  # mm: a print shop's bleed (`gravebox print --bleed`)
 NFC_DIAMETER = 25.0  # mm: a round NTAG sticker
+FONT = "DejaVu Sans"  # embedded in every PDF: box/printing/fonts/, written by scripts/print_fonts.py
+FONT_FILES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
 
 Colour = tuple[int, int, int]
 BLACK: Colour = (0, 0, 0)
@@ -45,7 +55,12 @@ ORANGE: Colour = (232, 110, 0)
 
 @dataclass(frozen=True)
 class CardSheet:
-    """Where the cards of one page go: `front(slot)` and `back(slot)` are top-left corners in mm."""
+    """Where the cards of one page go: `front(slot)` and `back(slot)` are top-left corners in mm.
+
+    With `bleed`, each card's background runs that far past the outer cuts (neighbours share a
+    cut, their edges alike: white fronts, backs coloured to the edge); `offset` moves the backs
+    (duplex), right and down as seen from the fronts, to make up for a printer that shifts them.
+    """
 
     paper: str
     size: str
@@ -54,10 +69,16 @@ class CardSheet:
     card: tuple[float, float]
     columns: int  # duplex: across the page; fold: across each half
     rows: int
+    top: float  # the first row's top edge, mm
+    bleed: float = 0.0
+    offset: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
-    def make(cls, paper: str, size: str, sides: str) -> CardSheet:
-        """The sheet for a paper, a card size and a way to print; KeyError for an unknown one."""
+    def make(
+        cls, paper: str, size: str, sides: str, bleed: float = 0.0, offset: tuple[float, float] = (0.0, 0.0)
+    ) -> CardSheet:
+        """The sheet for a paper, a card size and a way to print; KeyError for an unknown one,
+        ValueError when a bleed leaves no room for the marks (bridge cards on letter)."""
         width, height = PAPERS[paper]
         card_w, card_h = CARD_SIZES[size]
         if sides == "fold":
@@ -68,7 +89,15 @@ class CardSheet:
         else:
             raise KeyError(sides)
         rows = math.floor((height - 2 * MIN_MARGIN) / card_h)
-        return cls(paper, size, sides, (width, height), (card_w, card_h), columns, rows)
+        top = (height - rows * card_h) / 2
+        if top - bleed - MARK_GAP - MIN_MARK < SAFE_EDGE:  # no room for marks above and below: above only
+            top = SAFE_EDGE + MIN_MARK + MARK_GAP + bleed  # (3 rows of poker cards and a bleed on letter)
+        if top + rows * card_h > height - SAFE_EDGE:
+            raise ValueError(
+                f"{rows} rows of {size} cards and a {bleed:g} mm bleed leave no room for crop marks on {paper}"
+            )
+        offset = offset if sides == "duplex" else (0.0, 0.0)
+        return cls(paper, size, sides, (width, height), (card_w, card_h), columns, rows, round(top, 3), bleed, offset)
 
     @property
     def per_page(self) -> int:
@@ -78,10 +107,6 @@ class CardSheet:
     @property
     def orientation(self) -> str:
         return "L" if self.sides == "fold" else "P"
-
-    @property
-    def top(self) -> float:
-        return round((self.page[1] - self.rows * self.card[1]) / 2, 3)
 
     def front(self, slot: int) -> tuple[float, float]:
         """The top-left corner of the front of the `slot`-th card of a page (left to right, top to bottom)."""
@@ -95,27 +120,60 @@ class CardSheet:
 
     def back(self, slot: int) -> tuple[float, float]:
         """The back of the same card: its front mirrored across the page's middle (the duplex
-        long-edge flip, or the fold)."""
+        long-edge flip, or the fold), moved by the offset (seen from the front: mirrored in x)."""
         x, y = self.front(slot)
-        return round(self.page[0] - x - self.card[0], 3), y
+        return round(self.page[0] - x - self.card[0] - self.offset[0], 3), round(y + self.offset[1], 3)
 
-    def cut_lines(self) -> tuple[list[float], list[float]]:
-        """The x of every vertical cut and the y of every horizontal one (mm)."""
-        corners = [self.front(slot) for slot in range(self.per_page)]
-        if self.sides == "fold":
-            corners += [self.back(slot) for slot in range(self.per_page)]
+    def cut_lines(self, backs: bool = False) -> tuple[list[float], list[float]]:
+        """The x of every vertical cut and the y of every horizontal one (mm): of the fronts (and,
+        folded, the backs beside them), or of a duplex page of backs."""
+        slots = range(self.per_page)
+        if backs and self.sides == "duplex":
+            corners = [self.back(slot) for slot in slots]
+        else:
+            corners = [self.front(slot) for slot in slots]
+            if self.sides == "fold":
+                corners += [self.back(slot) for slot in slots]
         xs = sorted({x for x, _ in corners} | {round(x + self.card[0], 3) for x, _ in corners})
         ys = sorted({y for _, y in corners} | {round(y + self.card[1], 3) for _, y in corners})
         return xs, ys
 
+    def marks(self, backs: bool = False) -> list[tuple[float, float, float, float]]:
+        """The crop marks, as lines (x1, y1, x2, y2): on every cut line beyond the cards and their
+        bleed, within the paper's printable area (SAFE_EDGE in); a side without room has none."""
+        xs, ys = self.cut_lines(backs)
+        width, height = self.page
+        fold = width / 2 if self.sides == "fold" else None
+        near, lines = self.bleed + MARK_GAP, []
+        for start, room, way in (
+            (ys[0] - near, ys[0] - near - SAFE_EDGE, -1),
+            (ys[-1] + near, height - SAFE_EDGE - ys[-1] - near, 1),
+        ):
+            if room >= MIN_MARK:
+                end = start + way * min(MARK_LENGTH, room)
+                lines += [(x, start, x, end) for x in xs if fold is None or not math.isclose(x, fold)]
+        for start, room, way in (
+            (xs[0] - near, xs[0] - near - SAFE_EDGE, -1),
+            (xs[-1] + near, width - SAFE_EDGE - xs[-1] - near, 1),
+        ):
+            if room >= MIN_MARK:
+                end = start + way * min(MARK_LENGTH, room)
+                lines += [(start, y, end, y) for y in ys]
+        return [tuple(round(value, 3) for value in line) for line in lines]  # type: ignore[misc]
+
 
 def new_document() -> FPDF:
-    """An empty PDF in millimetres with no automatic page breaks; its date fixed (the same file each time)."""
+    """An empty PDF in millimetres with no automatic page breaks, DejaVu Sans (regular, bold) embedded;
+    its date fixed (the same file each time)."""
+    import logging
     from datetime import datetime
 
     from fpdf import FPDF
 
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # its font subsetting tells each step at INFO
     pdf = FPDF(unit="mm")
+    for style, name in FONT_FILES.items():
+        pdf.add_font(FONT, style, FONT_DIR / name)
     pdf.set_auto_page_break(False)
     pdf.set_margin(0)
     pdf.set_creation_date(datetime(2024, 1, 1, tzinfo=UTC))
@@ -123,27 +181,20 @@ def new_document() -> FPDF:
     return pdf
 
 
-def crop_marks(pdf: FPDF, sheet: CardSheet) -> None:
-    """Short lines in the margins on every cut line, clear of the cards; the fold line dashed."""
-    xs, ys = sheet.cut_lines()
-    left, right, top, bottom = xs[0], xs[-1], ys[0], ys[-1]
+def crop_marks(pdf: FPDF, sheet: CardSheet, backs: bool = False) -> None:
+    """The sheet's crop marks (see `CardSheet.marks`); the fold line dashed."""
     pdf.set_draw_color(*BLACK)
     pdf.set_line_width(0.2)
-    fold = sheet.page[0] / 2 if sheet.sides == "fold" else None
-    for x in xs:
-        if fold is not None and math.isclose(x, fold):
-            continue
-        pdf.line(x, top - MARK_GAP - MARK_LENGTH, x, top - MARK_GAP)
-        pdf.line(x, bottom + MARK_GAP, x, bottom + MARK_GAP + MARK_LENGTH)
-    for y in ys:
-        pdf.line(left - MARK_GAP - MARK_LENGTH, y, left - MARK_GAP, y)
-        pdf.line(right + MARK_GAP, y, right + MARK_GAP + MARK_LENGTH, y)
-    if fold is not None:
+    for line in sheet.marks(backs):
+        pdf.line(*line)
+    if sheet.sides == "fold":
+        _, ys = sheet.cut_lines()
+        fold, top, bottom = sheet.page[0] / 2, ys[0], ys[-1]
         pdf.set_dash_pattern(dash=1.5, gap=1.5)
         pdf.line(fold, top - MARK_GAP - 2 * MARK_LENGTH, fold, top - MARK_GAP)
         pdf.line(fold, bottom + MARK_GAP, fold, bottom + MARK_GAP + 2 * MARK_LENGTH)
         pdf.set_dash_pattern()
-        pdf.set_font("Helvetica", size=6)
+        pdf.set_font(FONT, size=6)
         pdf.set_text_color(*GREY)
         centred(pdf, "fold", fold, bottom + MARK_GAP + 2 * MARK_LENGTH + 2.5)
 
@@ -163,36 +214,46 @@ def nfc_spot(pdf: FPDF, centre_x: float, centre_y: float) -> None:
     pdf.set_dash_pattern(dash=1.0, gap=1.0)
     pdf.circle(centre_x, centre_y, radius)
     pdf.set_dash_pattern()
-    pdf.set_font("Helvetica", "B", 8)
+    pdf.set_font(FONT, "B", 8)
     pdf.set_text_color(*LIGHT)
     centred(pdf, "NFC", centre_x, centre_y + 1)
-    pdf.set_font("Helvetica", size=5)
+    pdf.set_font(FONT, size=5)
     centred(pdf, "sticker here", centre_x, centre_y + 4)
 
 
 # ----- text ---------------------------------------------------------------------------------------
 
-_PLAIN = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "...", "→": "->", "•": "*"}
-
 
 def printable(text: str) -> str:
-    """`text` in the PDF's built-in fonts (Latin-1): other letters lose their accents, others become '?'.
+    """`text` as it prints: composed (NFC), so a letter and its accent are one glyph of the font.
 
-    >>> printable("Paul Erdős — “genius”"), printable("Zoë"), printable("名")
-    ('Paul Erdos - "genius"', 'Zoë', '?')
+    >>> printable("Paul Erdo\u030bs — “genius”") == "Paul Erdős — “genius”"
+    True
     """
-    if all(ord(c) < 256 for c in text):
-        return text
-    out = []
-    for char in text:
-        if ord(char) < 256:
-            out.append(char)
-        elif char in _PLAIN:
-            out.append(_PLAIN[char])
-        else:
-            base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
-            out.append(base if base and all(ord(c) < 256 for c in base) else "?")
-    return "".join(out)
+    return unicodedata.normalize("NFC", text)
+
+
+@lru_cache(maxsize=1)
+def _font_characters() -> frozenset[int]:
+    """The code points every style of the print font draws."""
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]  # fpdf2's own dependency
+
+    drawn = [set(TTFont(FONT_DIR / name)["cmap"].getBestCmap()) for name in FONT_FILES.values()]
+    return frozenset(set.intersection(*drawn))
+
+
+def unprintable(texts: Iterable[str]) -> str:
+    """The characters of `texts` the print font lacks, each once ('' when it has them all).
+
+    >>> unprintable(["Antonín Dvořák", "Łucja", "Дмитрий", "Νίκος"]), unprintable(["李小龍 Lee"])
+    ('', '李小龍')
+    """
+    covered, missing = _font_characters(), dict[str, None]()
+    for text in texts:
+        for char in printable(text):
+            if ord(char) not in covered and not char.isspace():
+                missing[char] = None
+    return "".join(missing)
 
 
 def centred(pdf: FPDF, text: str, centre_x: float, baseline: float) -> None:
@@ -204,7 +265,7 @@ def centred(pdf: FPDF, text: str, centre_x: float, baseline: float) -> None:
 def wrap(pdf: FPDF, text: str, width: float) -> list[str]:
     """`text` broken into lines no wider than `width` in the current font (a long word is cut).
 
-    >>> pdf = new_document(); pdf.set_font("Helvetica", size=10)
+    >>> pdf = new_document(); pdf.set_font(FONT, size=10)
     >>> wrap(pdf, "Cancel the last whack, item or action card.", 30)
     ['Cancel the last', 'whack, item or', 'action card.']
     """
@@ -217,14 +278,33 @@ def wrap(pdf: FPDF, text: str, width: float) -> list[str]:
             continue
         if line:
             lines.append(line)
-        while pdf.get_string_width(word) > width and len(word) > 1:
-            cut = max(1, max(n for n in range(1, len(word) + 1) if pdf.get_string_width(word[:n]) <= width or n == 1))
-            lines.append(word[:cut])
-            word = word[cut:]
-        line = word
+        *pieces, line = _cut(pdf, word, width)
+        lines.extend(pieces)
     if line:
         lines.append(line)
     return lines
+
+
+def _cut(pdf: FPDF, word: str, width: float) -> list[str]:
+    """`word` cut into pieces no wider than `width` (a piece holds a letter at least), in one pass
+    over its letters: a 100,000-letter word takes as long as 100,000 letters of words.
+
+    >>> pdf = new_document(); pdf.set_font(FONT, size=10)
+    >>> _cut(pdf, "Rumpelstiltskin", 20), _cut(pdf, "Ann", 20)
+    (['Rumpelstil', 'tskin'], ['Ann'])
+    """
+    if pdf.get_string_width(word) <= width:
+        return [word]
+    pieces: list[str] = []
+    start, used = 0, 0.0
+    for at, char in enumerate(word):
+        wide = pdf.get_string_width(char)
+        if at > start and used + wide > width:
+            pieces.append(word[start:at])
+            start, used = at, 0.0
+        used += wide
+    pieces.append(word[start:])
+    return pieces
 
 
 def fitted(
@@ -233,7 +313,7 @@ def fitted(
     """Set the largest font size from `size` down to `smallest` at which `text` takes at most
     `most_lines` lines of `width`; answer the lines (at `smallest`, as many as it takes)."""
     while True:
-        pdf.set_font("Helvetica", style, size)
+        pdf.set_font(FONT, style, size)
         lines = wrap(pdf, text, width)
         if len(lines) <= most_lines or size <= smallest:
             return lines
@@ -258,7 +338,7 @@ Run = tuple[str, bool]
 def wrap_runs(pdf: FPDF, runs: Sequence[Run], width: float) -> list[list[Run]]:
     """Runs of text broken into lines no wider than `width`; a word keeps each letter's mark.
 
-    >>> pdf = new_document(); pdf.set_font("Helvetica", size=10)
+    >>> pdf = new_document(); pdf.set_font(FONT, size=10)
     >>> wrap_runs(pdf, [("aplastic ", False), ("anaemia", True), (" from radiation", False)], 40)
     [[('aplastic ', False), ('anaemia ', True), ('from', False)], [('radiation', False)]]
     """

@@ -1,6 +1,6 @@
 """Pure rendering of what the OLED shows: a `View` in, a 128x64 one-bit image out.
 
-Layout (Pillow's default bitmap font, 6 px a character, 21 to a line, the title's too):
+Layout (the 6x9 bitmap font of box/screens/glyphs.py, 6 px a character, 21 to a line, the title's too):
 a 9-pixel inverted title bar and a dark pixel row, then six 9-pixel rows: up
 to five text lines (the `cursor` line inverted) and the `notice` on the bottom row
 (two rows when it needs them and the lines leave them free). Only free text scrolls: a
@@ -15,24 +15,24 @@ the first four rows. `to_text` turns any image into terminal text for the simula
 ((128, 64), '1')
 >>> for row in to_text(image).splitlines()[:8]:
 ...     print(row[:12].rstrip())
-█▀▀█▀▀▀██▄▄█
-█  ▀  █▄▄  █
-█  █  ███  █
-█▄▄█▄▄▄▄▄▄▄▄
+██▀██▀███▀██
+██ ▀▀ ██▀▀██
+██ ██ ███ ██
+██▄██▄██▄▄▄█
 ▀▀▀▀▀▀▀▀▀▀▀▀
- ▄▄▄▄    ▀██
-  █▀█  ▄█▀██
- ██▀██ ██ ██
+   ▄       ▄
+ ▄▀ ▀▄   ▄▄█
+ █▀▀▀█  █  █
 """
 
 from __future__ import annotations
 
-import logging
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from box.screens.glyphs import BitmapFont
 from box.words import SCREEN_HEIGHT, SCREEN_WIDTH, TEXT_LINES
 
 if TYPE_CHECKING:
@@ -40,15 +40,12 @@ if TYPE_CHECKING:
 
     from box.games.base import View
 
-log = logging.getLogger(__name__)
-
 TITLE_HEIGHT = 10  # where the rows start: the lit bar and a dark pixel row under it
 TITLE_BAR = 9  # the lit title bar; the row below it stays dark, so a highlighted first line stands apart
 ROW_HEIGHT = 9
 WIDTH, HEIGHT = SCREEN_WIDTH, SCREEN_HEIGHT
 ROWS = (HEIGHT - TITLE_HEIGHT) // ROW_HEIGHT  # 6
 MAX_LINES = TEXT_LINES
-TEXT_RISE = 2  # the bitmap font leaves 2 blank rows above capitals: draw that much higher
 MARGIN = 1
 TITLE_MARGIN = 1  # the title's 21 characters leave a lit column at each end of the bar
 NOTICE_ROWS = 2  # the most rows a notice takes
@@ -66,29 +63,12 @@ PIPS = {  # pip centres on a 3x3 grid (column, row) for each face
     5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
     6: ((0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)),
 }
-# Punctuation outside the font's Latin-1 with a close stand-in; other letters lose their accents.
-_PLAIN = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "..."})
 
 
 @lru_cache(maxsize=1)
-def _font() -> Any:
-    """Pillow's built-in bitmap font (the classic 6x11 one), from its raw data in box/screens/font_data.py.
-
-    Pillow keeps it as a PNG: decoding that would load Pillow's image readers (~4 ms of the start).
-    """
-    from io import BytesIO
-
-    from PIL import Image, ImageFont
-
-    from box.screens import font_data
-
-    font = ImageFont.ImageFont()
-    try:  # Pillow's own loader of the raw data: not a public call, so a Pillow that changed it falls back
-        font._load_pilfont_data(BytesIO(font_data.PILFONT), Image.frombytes(font_data.MODE, font_data.SIZE, font_data.BITMAP))
-    except (AttributeError, TypeError, ValueError, OSError) as problem:
-        log.warning("the raw font did not load (%s): Pillow's own copy, decoded from its PNG", problem)
-        return getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
-    return font
+def _font() -> BitmapFont:
+    """The OLED's font: X11 misc-fixed 6x9 (Latin, Greek, Cyrillic), loaded once."""
+    return BitmapFont.load()
 
 
 def _blank() -> Image.Image:
@@ -98,26 +78,29 @@ def _blank() -> Image.Image:
 
 
 def _printable(text: str) -> str:
-    """`text` in the font's Latin-1: "Zoë" stays, "Erdős" becomes "Erdos", unknown signs "?".
+    """`text` in the font's characters: "Erdős", "Дмитрий" stay, a letter it lacks loses its
+    accent where that gives one it has, other signs become "?".
 
-    >>> _printable("Erdős → Zoë’s")
-    "Erdos ? Zoë's"
+    >>> _printable("Erdős → Νίκος, Ǹ 李")
+    'Erdős → Νίκος, N ?'
     """
-    text = text.translate(_PLAIN)
+    if text.isascii() and text.isprintable():  # the font has every printable ASCII character
+        return text
+    font = _font()
+    text = unicodedata.normalize("NFC", text)
+    if all(font.has(char) for char in text):
+        return text
     kept = []
     for char in text:
-        if ord(char) > 0xFF:
-            char = "".join(c for c in unicodedata.normalize("NFKD", char) if ord(c) <= 0xFF) or "?"
+        if not font.has(char):
+            char = "".join(c for c in unicodedata.normalize("NFKD", char) if font.has(c)) or "?"
         kept.append(char)
     return "".join(kept)
 
 
 def _fit(text: str, width: int) -> str:
-    """The longest start of `text` that fits `width` pixels."""
-    text = _printable(text)
-    while text and _font().getlength(text) > width:
-        text = text[:-1]
-    return text
+    """The longest start of `text` that fits `width` pixels (every character is as wide)."""
+    return _printable(text)[: width // _font().width]
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -132,16 +115,16 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def _text_row(draw: Any, top: int, text: str, inverted: bool = False) -> None:
-    """One row of text whose 9-pixel band starts at `top`."""
+def _text_row(image: Image.Image, top: int, text: str, inverted: bool = False) -> None:
+    """One row of text whose 9-pixel band starts at `top` (the font's cell is the band)."""
     if inverted:
-        draw.rectangle((0, top, WIDTH - 1, top + ROW_HEIGHT - 1), fill=1)
-    draw.text((MARGIN, top - TEXT_RISE), _fit(text, WIDTH - 2 * MARGIN), font=_font(), fill=0 if inverted else 1)
+        image.paste(1, (0, top, WIDTH, top + ROW_HEIGHT))
+    _font().draw(image, (MARGIN, top), _fit(text, WIDTH - 2 * MARGIN), fill=0 if inverted else 1)
 
 
-def _title_bar(draw: Any, title: str) -> None:
-    draw.rectangle((0, 0, WIDTH - 1, TITLE_BAR - 1), fill=1)
-    draw.text((TITLE_MARGIN, -TEXT_RISE), _fit(title, WIDTH - 2 * TITLE_MARGIN), font=_font(), fill=0)
+def _title_bar(image: Image.Image, title: str) -> None:
+    image.paste(1, (0, 0, WIDTH, TITLE_BAR))
+    _font().draw(image, (TITLE_MARGIN, 0), _fit(title, WIDTH - 2 * TITLE_MARGIN), fill=0)
 
 
 def _row_top(row: int) -> int:
@@ -200,16 +183,13 @@ def render(view: View, elapsed: float = 0.0) -> Image.Image:
     `elapsed` is how long the view has been on show: a scrolling text too long for its row
     moves by it (see `marquee_start`), so the loop redraws at `next_scroll`.
     """
-    from PIL import ImageDraw
-
     image = _blank()
-    draw = ImageDraw.Draw(image)
-    _title_bar(draw, view.title)
+    _title_bar(image, view.title)
     moving = scrolling_texts(view)
     notice = notice_rows(view)
     for offset, text in enumerate(notice):
         row = ROWS - len(notice) + offset
-        _text_row(draw, _row_top(row), text[marquee_start(text, elapsed) :] if row in moving else text)
+        _text_row(image, _row_top(row), text[marquee_start(text, elapsed) :] if row in moving else text)
     if view.dice:
         bottom = _row_top(ROWS - len(notice))
         _draw_dice(image, view.dice, top=TITLE_HEIGHT, bottom=bottom)
@@ -222,7 +202,7 @@ def render(view: View, elapsed: float = 0.0) -> Image.Image:
     for row, text in enumerate(view.lines[first : first + line_rows(view)], start=first_row):
         if row in moving:
             text = _printable(text)[marquee_start(text, elapsed) :]
-        _text_row(draw, _row_top(row), text, inverted=first + row - first_row == view.cursor)
+        _text_row(image, _row_top(row), text, inverted=first + row - first_row == view.cursor)
     return image
 
 
@@ -296,11 +276,9 @@ def _next_move(text: str, elapsed: float) -> float | None:
 
 def _draw_big(image: Image.Image, text: str, top: int, bottom: int) -> None:
     """`text` (a number, "TIME!") in the font scaled up as far as it fits the band [top, bottom), centred."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
 
-    text = _printable(text)
-    small = Image.new("1", (len(text) * 6 + 2, 14), 0)
-    ImageDraw.Draw(small).text((0, 0), text, font=_font(), fill=1)
+    small = _font().mask(_printable(text))
     box = small.getbbox()
     if box is None:
         return
@@ -355,10 +333,8 @@ def render_dice_frame(a: int, b: int, phase: int, title: str = "Rolling...") -> 
     >>> [render_dice_frame(3, 4, phase).size for phase in range(2)]
     [(128, 64), (128, 64)]
     """
-    from PIL import ImageDraw
-
     image = _blank()
-    _title_bar(ImageDraw.Draw(image), title)
+    _title_bar(image, title)
     step = phase % ROLL_FRAMES
     angle = 360 * step / ROLL_FRAMES
     hop = (0, 5, 8, 9, 8, 5, 2, 0)[step]
@@ -376,7 +352,7 @@ def render_progress(title: str, done: int, total: int, lines: Sequence[str] = ()
 
     image = _blank()
     draw = ImageDraw.Draw(image)
-    _title_bar(draw, title)
+    _title_bar(image, title)
     count = f"{done}/{total}"
     bar_right = WIDTH - 1 - MARGIN - int(_font().getlength(count)) - 3
     bar_top = TITLE_HEIGHT + 2
@@ -384,9 +360,9 @@ def render_progress(title: str, done: int, total: int, lines: Sequence[str] = ()
     filled = 0 if total <= 0 else round((bar_right - MARGIN - 2) * min(done, total) / total)
     if filled:
         draw.rectangle((MARGIN + 1, bar_top + 1, MARGIN + 1 + filled, bar_top + 5), fill=1)
-    draw.text((bar_right + 3, bar_top - 1 - TEXT_RISE), count, font=_font(), fill=1)
+    _font().draw(image, (bar_right + 3, bar_top - 1), count)
     for row, text in enumerate(lines[: ROWS - 1]):
-        _text_row(draw, _row_top(row + 1), text)
+        _text_row(image, _row_top(row + 1), text)
     return image
 
 
@@ -397,14 +373,11 @@ def render_beside(picture: Image.Image, lines: Sequence[str]) -> Image.Image:
     >>> render_beside(Image.new("1", (58, 58), 1), ("Phone page",)).getpixel((0, 3))
     1
     """
-    from PIL import ImageDraw
-
     image = _blank()
     image.paste(picture, (0, (HEIGHT - picture.height) // 2))
-    draw = ImageDraw.Draw(image)
     left = picture.width + 2
     for row, text in enumerate(lines[: HEIGHT // ROW_HEIGHT]):
-        draw.text((left, row * ROW_HEIGHT - TEXT_RISE + 1), _fit(text, WIDTH - left), font=_font(), fill=1)
+        _font().draw(image, (left, row * ROW_HEIGHT + 1), _fit(text, WIDTH - left))
     return image
 
 

@@ -29,6 +29,7 @@ import binascii
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import Any
 from box.errors import ConfigError
 from box.files.bounded import read_bounded, sync_folder, unique_name, write_atomically
 from box.files.text import decode_text
+from box.words import unshown
 
 log = logging.getLogger(__name__)
 
@@ -55,18 +57,22 @@ MAX_ROSTER_BYTES = 64 * 1024
 
 
 def player_name(text: str, known: Iterable[str] = ()) -> str:
-    """A player's name as the box keeps it: spaces collapsed, 1 to 16 printable characters, and
-    the spelling of the `known` name it matches whatever the case; ValueError says what is wrong.
+    """A player's name as the box keeps it: spaces collapsed, accents composed (NFC), 1 to 16
+    characters the OLED shows (Latin, Greek, Cyrillic: box.words.SHOWN), and the spelling of the
+    `known` name it matches whatever the case; ValueError says what is wrong.
 
-    >>> player_name("  ann ", ("Ann", "Bob")), player_name("Zoë Li")
-    ('Ann', 'Zoë Li')
+    >>> player_name("  ann ", ("Ann", "Bob")), player_name("Zoë Li"), player_name("Łucja"), player_name("Ђорђе")
+    ('Ann', 'Zoë Li', 'Łucja', 'Ђорђе')
     >>> player_name("Bartholomew Smithers")
     Traceback (most recent call last):
     ValueError: a player's name has at most 16 characters: 'Bartholomew Smithers' has 20
+    >>> player_name("李小龍")
+    Traceback (most recent call last):
+    ValueError: a player's name has '李小龍', which the box's screen cannot show: Latin, Greek and Cyrillic letters only
     """
     if not isinstance(text, str):
         raise ValueError("a player's name must be text")
-    name = " ".join(text.split())
+    name = unicodedata.normalize("NFC", " ".join(text.split()))
     if not name:
         raise ValueError("a player's name is empty")
     if len(name) > MAX_NAME_LENGTH:
@@ -75,6 +81,10 @@ def player_name(text: str, known: Iterable[str] = ()) -> str:
         )
     if not name.isprintable():
         raise ValueError(f"a player's name is letters and signs, not control characters: {name!r}")
+    if missing := unshown(name):
+        raise ValueError(
+            f"a player's name has {missing!r}, which the box's screen cannot show: Latin, Greek and Cyrillic letters only"
+        )
     folded = name.casefold()
     return next((other for other in known if other.casefold() == folded), name)
 
