@@ -43,6 +43,7 @@ from box.games.deck_of_death.state import (
     PHONE,
     WAYS,
     Duel,
+    Effect,
     Failure,
     Layer,
     Overlay,
@@ -50,12 +51,28 @@ from box.games.deck_of_death.state import (
     Placed,
     State,
     Token,
+    clear_choices,
+    cost,
     dump,
     figures_of,
     forfeit,
     may_place,
+    next_player,
+    order_of,
+    other_players,
 )
-from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, expect, moved, read_options, scroll, set_at
+from box.games.kit import (
+    MOST_PLAYERS,
+    Rulebook,
+    Stage,
+    deal_for,
+    expect,
+    moved,
+    read_options,
+    scroll,
+    set_at,
+    short_name,
+)
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
 MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
@@ -74,10 +91,12 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
         return _long_press(state, action.button)
     if isinstance(action, Press) and action.button in ("up", "down") and state.phase in MENU_PHASES:
         return Step(replace(state, overlay=Overlay(Layer.MENU)), (Sound.CLICK,))
-    if isinstance(action, Tap) and action.card in state.discard:
+    if isinstance(action, Tap) and action.card in state.discard and not _recalling(state):
         return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
     if isinstance(action, Tap) and _is_white_in_hand(state, action.card):
         return _white(state, action.card)
+    if isinstance(action, Tap) and _is_rule_tapped(state, action.card):
+        return _rule_broken(state, action.card)
     if isinstance(action, Roll) and not _wants_roll(state):
         return Rejected("No dice now")
     if isinstance(action, Tap) and action.card not in state.cards:
@@ -124,6 +143,24 @@ def _is_white_in_hand(state: State, card_id: str) -> bool:
     """A white card of this deck that is not on the board (so it is being played)."""
     card = state.cards.get(card_id)
     return card is not None and card.color == "white" and state.slot_of(card_id) is None
+
+
+def _is_rule_tapped(state: State, card_id: str) -> bool:
+    """A rule on the board (blue, Rule Creator) tapped to say it was broken: not the card on the
+    token's space while it is the challenge (that tap reacts), nor a card a clearing effect takes off."""
+    card, on = state.cards.get(card_id), state.slot_of(card_id)
+    if card is None or not card.persistent or on is None:
+        return False
+    if on == state.slot and state.phase in (Phase.CHALLENGE, Phase.REACT, Phase.REFLECTED):
+        return False
+    return not _clearing(state)
+
+
+def _rule_broken(state: State, card_id: str) -> Step[State] | Rejected:
+    """A rule was broken: who broke it? (the current player first)."""
+    if cost(state, card_id) is None:
+        return Rejected("Fail costs: none: the table counts")
+    return Step(replace(state, overlay=Overlay(Layer.BROKEN, state.turn, card_id)), (Sound.CLICK,))
 
 
 def _white(state: State, card_id: str) -> Step[State] | Rejected:
@@ -201,6 +238,24 @@ def _immunity_pick(state: State, action: Action) -> Step[State] | Rejected:
     immune = set_at(state.immune, overlay.cursor, True)
     state = _discarded(replace(state, immune=immune, overlay=None, notice=f"{name} immune to next turn"), overlay.card)
     return Step(state, (Sound.RIGHT,))
+
+
+def _broken_pick(state: State, action: Action) -> Step[State] | Rejected:
+    """Who broke the rule: UP/DOWN, OK counts the rule's cost to that player; BACK: nobody."""
+    overlay, button = _opened(state, action)
+    if button in ("up", "down"):
+        cursor = moved(overlay.cursor, len(state.players), button)
+        return Step(replace(state, overlay=replace(overlay, cursor=cursor)), (Sound.CLICK,))
+    if button == "back":
+        return Step(replace(state, overlay=None), (Sound.CLICK,))
+    if button != "ok":
+        return Rejected("Pick who broke it, then OK")
+    assert overlay.card is not None
+    name, count = state.players[overlay.cursor], cost(state, overlay.card) or 0
+    if state.immune[overlay.cursor]:
+        return Rejected(f"{short_name(name, 20)} is immune")
+    drunk, _ = _drink(replace(state, overlay=None), (overlay.cursor,), count)
+    return Step(replace(drunk, notice=f"{short_name(name, 8)} broke it: {forfeit(state, count)}"), (Sound.WRONG,))
 
 
 def _rule_creator_pick(state: State, action: Action) -> Step[State] | Rejected:
@@ -326,6 +381,7 @@ LAYERS: dict[Layer, Stage[State]] = {
     Layer.RULE_CREATOR: Stage(_rule_creator_pick, screens.rule_creator),
     Layer.MENU: Stage(_menu, screens.menu),
     Layer.MOVE: Stage(_move_pick, screens.move),
+    Layer.BROKEN: Stage(_broken_pick, screens.broken),
 }
 
 
@@ -430,14 +486,20 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     placed = state.spaces[state.slot]
     assert placed is not None
     card = state.cards[placed.card]
-    if action == Press("ok"):  # completed, and no takeover: the turn passes
-        return Step(_next_turn(replace(state, completed=True, notice="Challenge completed")), (Sound.RIGHT,))
+    if action == Press("ok"):  # completed, and no takeover: the turn passes (after the card's effect)
+        done = replace(state, completed=True, notice="Challenge completed")
+        if card.turn_effect is not None:
+            return _carry_out(done, Effect(placed.card, state.turn))
+        return Step(_next_turn(done), (Sound.RIGHT,))
     if action == Press("back"):
-        state, notice = _failed(state, state.turn, card.forfeit, "Failed")
+        state, notice = _failed(state, state.turn, placed.card, "Failed")
         return Step(_after_failure(replace(state, completed=False, notice=notice), state.turn, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         if action.card != placed.card:  # another card: completed, and it tries to take the space over
-            return _card_tap(replace(state, completed=True, notice="Challenge completed"), action)
+            done = replace(state, completed=True, notice="Challenge completed")
+            if card.turn_effect is not None and _placeable(state, action.card):
+                return _carry_out(done, Effect(placed.card, state.turn, then=action.card))
+            return _card_tap(done, action)
         if state.reacted:
             return Rejected("One reaction per challenge")
         if placed.owner == state.turn:
@@ -448,12 +510,14 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     return _wrong_time(action, "OK done, BACK failed")
 
 
-def _failed(state: State, player: int, cost: int, said: str) -> tuple[State, str]:
-    """A failed challenge: what the card says, settled by the table; its tier too with fail_forfeit=tier."""
-    if state.fail_forfeit != "tier":
+def _failed(state: State, player: int, card_id: str, said: str) -> tuple[State, str]:
+    """A failed challenge costs `player` what the card says (RULINGS 8a), else its tier; nothing
+    the box counts with fail_forfeit=none."""
+    count = cost(state, card_id)
+    if count is None:
         return state, f"{said}: as the card says"
-    state, skipped = _drink(state, (player,), cost)
-    return state, f"{said}, but immune" if skipped else f"{said}: {forfeit(state, cost)}"
+    state, skipped = _drink(state, (player,), count)
+    return state, f"{said}, but immune" if skipped else f"{said}: {forfeit(state, count)}"
 
 
 def _after_failure(state: State, player: int, card_id: str) -> State:
@@ -527,9 +591,11 @@ def _reflected(state: State, action: Action) -> Step[State] | Rejected:
     owner = state.players[placed.owner]
     cleared = _discarded(replace(state, phase=Phase.CARD, spaces=set_at(state.spaces, state.slot, None)), placed.card)
     if action == Press("ok"):
+        if card.turn_effect is not None:  # the owner carries it out; the card leaves the space after
+            return _carry_out(replace(state, notice=f"{owner} does it"), Effect(placed.card, placed.owner))
         return Step(_card_phase(replace(cleared, notice=f"{owner} did it")), (Sound.RIGHT,))
     if action == Press("back"):
-        cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner} failed")
+        cleared, notice = _failed(cleared, placed.owner, placed.card, f"{owner} failed")
         return Step(_after_failure(replace(cleared, notice=notice), placed.owner, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         return Rejected("One reaction per challenge")
@@ -571,9 +637,15 @@ def _card_tap(state: State, action: Tap) -> Step[State] | Rejected:
         state = _place(state, slot, Placed(action.card, state.turn))
         return Step(_next_turn(replace(state, notice=f"Takeover: {old.title} out")), (Sound.RIGHT,))
     defender = state.players[placed.owner]
+    if state.immune[placed.owner]:  # a duel is a challenge, which the immune ignore (RULINGS 5)
+        return Rejected(f"{short_name(defender, 12)} is immune: no duel")
     return Step(
         replace(
-            state, phase=Phase.DUEL_STYLE, duel=Duel(action.card), cursor=HIGH_DIE, notice=f"Duel with {defender}!"
+            state,
+            phase=Phase.DUEL_STYLE,
+            duel=Duel(state.turn, placed.owner, action.card),
+            cursor=HIGH_DIE,
+            notice=f"Duel with {defender}!",
         ),
         (Sound.CLICK,),
     )
@@ -599,6 +671,8 @@ def _duel_style(state: State, action: Action) -> Step[State] | Rejected:
         duel = replace(state.duel, rolls=())
         return Step(replace(state, phase=phase, duel=duel, cursor=0, notice=""), (Sound.CLICK,))
     if action == Press("back"):
+        if expect(state.duel, Duel).card is None:  # a card's duel dropped: the effect is done
+            return Step(_done(replace(state, duel=None, cursor=0, notice="No duel")), (Sound.CLICK,))
         return Step(replace(state, phase=Phase.CARD, duel=None, cursor=0, notice="No takeover"), (Sound.CLICK,))
     return _wrong_time(action, "Defender: pick, then OK")
 
@@ -634,15 +708,149 @@ def _duel_winner(state: State, action: Action) -> Step[State] | Rejected:
 
 
 def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
-    """The winner's card stays on the space, the loser's is discarded."""
-    duel, slot = state.duel, state.slot
-    placed = state.spaces[slot]
-    assert duel is not None and placed is not None
-    winner = state.turn if challenger_won else placed.owner
+    """The winner's `duels_won` grows; in a takeover the winner's card stays on the space, the
+    loser's is discarded; a card's duel (Ambush) then finishes its effect."""
+    duel = expect(state.duel, Duel)
+    winner = duel.challenger if challenger_won else duel.defender
     state = replace(state, duels_won=set_at(state.duels_won, winner, state.duels_won[winner] + 1))
-    state = _place(state, slot, Placed(duel.card, state.turn)) if challenger_won else _discarded(state, duel.card)
-    name = state.players[winner]
-    return Step(_next_turn(replace(state, duel=None, cursor=0, notice=f"{name} wins{score}")), (Sound.FANFARE,))
+    state = replace(state, duel=None, cursor=0, notice=f"{state.players[winner]} wins{score}")
+    if duel.card is None:
+        return Step(_done(state), (Sound.FANFARE,))
+    if challenger_won:
+        state = _place(state, state.slot, Placed(duel.card, duel.challenger))
+    else:
+        state = _discarded(state, duel.card)
+    return Step(_next_turn(state), (Sound.FANFARE,))
+
+
+# -- a done card's effect: the turn order, the board, the discard pile, a duel (RULINGS 6c) --
+
+
+PICKS_PLAYER = ("skip", "swap-seats", "duel")  # effects that ask which other player
+CLEARS = {"clear": 1, "clear-two": 2}  # effects that clear cards off spaces, and how many
+
+
+def _carry_out(state: State, effect: Effect) -> Step[State] | Rejected:
+    """A done card's effect: the turn order changes at once (Reverse, Hijack); a choice opens the
+    effect phase (whose turn, which space, which discarded card), unless there is nothing to choose."""
+    what = expect(state.cards[effect.card].turn_effect, str)
+    player = state.players[effect.player]
+    if what == "reverse":
+        order = order_of(state)
+        turned = replace(order, step=-order.step, until=effect.player if order.step == 1 else None)
+        said = "Play passes the other way" if order.step == 1 else "Play passes clockwise"
+        return Step(_done(replace(state, order=turned, effect=effect, notice=said)), (Sound.RIGHT,))
+    if what == "hijack":
+        hijacked = replace(order_of(state), hijacker=effect.player)
+        notice = _name_of(state, effect.player, " takes the next turn")
+        return Step(_done(replace(state, order=hijacked, effect=effect, notice=notice)), (Sound.RIGHT,))
+    if (what in CLEARS and not clear_choices(state, effect)) or (what == "recall" and not state.discard):
+        return Step(_done(replace(state, effect=effect, notice=f"{player[:10]}: nothing to do")), (Sound.CLICK,))
+    if what in PICKS_PLAYER and not other_players(state, effect):
+        return Step(_done(replace(state, effect=effect)), (Sound.CLICK,))
+    return Step(replace(state, phase=Phase.EFFECT, effect=effect, cursor=0), (Sound.CLICK,))
+
+
+def _name_of(state: State, player: int, after: str) -> str:
+    """A notice about a player: 'Ann takes the next turn'."""
+    return f"{short_name(state.players[player], 10)}{after}"
+
+
+def _recalling(state: State) -> bool:
+    """The effect phase of a card that brings a discarded card back to a hand."""
+    return state.phase is Phase.EFFECT and state.effect is not None and state.cards[state.effect.card].turn_effect == "recall"
+
+
+def _clearing(state: State) -> bool:
+    """The effect phase of a card that clears cards off spaces."""
+    return state.phase is Phase.EFFECT and state.effect is not None and state.cards[state.effect.card].turn_effect in CLEARS
+
+
+def _placeable(state: State, card_id: str) -> bool:
+    """A card that could be played onto a space: known, not on the board, not discarded."""
+    return card_id in state.cards and state.slot_of(card_id) is None and card_id not in state.discard
+
+
+def _effect(state: State, action: Action) -> Step[State] | Rejected:
+    """The effect's choice: UP/DOWN and OK pick a player or a space; a tap clears a card on the
+    board or names the discarded card the table picked; BACK goes back to the card (nothing done)."""
+    effect = expect(state.effect, Effect)
+    what = expect(state.cards[effect.card].turn_effect, str)
+    choices = clear_choices(state, effect) if what in CLEARS else other_players(state, effect) if what in PICKS_PLAYER else ()
+    if action in (Press("up"), Press("down")) and choices:
+        return Step(replace(state, cursor=moved(state.cursor, len(choices), expect(action, Press).button)), (Sound.CLICK,))
+    if action == Press("back"):
+        if effect.cleared:
+            return Rejected("Pick the second space, then OK")
+        phase = Phase.CHALLENGE if effect.player == state.turn else Phase.REFLECTED
+        return Step(replace(state, phase=phase, effect=None, cursor=0, completed=False, notice=""), (Sound.CLICK,))
+    if what == "recall":
+        if action == Press("ok"):  # a card the box did not see discarded
+            return Step(_done(replace(state, notice="Card back to a hand")), (Sound.RIGHT,))
+        if isinstance(action, Tap) and action.card in state.discard:
+            back = tuple(card for card in state.discard if card != action.card)
+            notice = f"{state.cards[action.card].title[:12]} back to a hand"
+            return Step(_done(replace(state, discard=back, notice=notice)), (Sound.RIGHT,))
+        return _wrong_time(action, "Tap the card picked, or OK")
+    if what in CLEARS:
+        if isinstance(action, Tap) and state.slot_of(action.card) is not None:
+            return _clear(state, effect, expect(state.slot_of(action.card), int))
+        if action == Press("ok"):
+            return _clear(state, effect, choices[min(state.cursor, len(choices) - 1)])
+        return _wrong_time(action, "Pick a space, OK (or tap)")
+    if action != Press("ok"):
+        return _wrong_time(action, "Pick a player, then OK")
+    chosen = choices[min(state.cursor, len(choices) - 1)]
+    name = state.players[chosen]
+    if state.immune[chosen]:
+        return Rejected(f"{short_name(name, 20)} is immune")
+    order = order_of(state)
+    if what == "skip":
+        skipping = replace(order, skips=(*order.skips, chosen))
+        return Step(_done(replace(state, order=skipping, notice=_name_of(state, chosen, " skips a turn"))), (Sound.RIGHT,))
+    if what == "swap-seats":
+        seats = list(order.seats)
+        a, b = seats.index(effect.player), seats.index(chosen)
+        seats[a], seats[b] = seats[b], seats[a]
+        notice = _name_of(state, chosen, " swapped seats")
+        return Step(_done(replace(state, order=replace(order, seats=tuple(seats)), notice=notice)), (Sound.RIGHT,))
+    duel = Duel(effect.player, chosen)
+    notice = f"Duel with {short_name(name, 12)}!"
+    return Step(replace(state, phase=Phase.DUEL_STYLE, duel=duel, cursor=HIGH_DIE, notice=notice), (Sound.CLICK,))
+
+
+def _clear(state: State, effect: Effect, slot: int) -> Step[State] | Rejected:
+    """A card off its space to the discard pile (an immune owner's card stays); the second space
+    of a card that clears two, or the effect is done."""
+    placed = expect(state.spaces[slot], Placed)
+    if placed.owner != effect.player and state.immune[placed.owner]:
+        return Rejected(f"{short_name(state.players[placed.owner], 20)} is immune")
+    cleared = _discarded(replace(state, spaces=set_at(state.spaces, slot, None)), placed.card)
+    notice = f"{state.cards[placed.card].title[:12]} off {state.where(slot)}"
+    effect = replace(effect, cleared=effect.cleared + 1)
+    cleared = replace(cleared, effect=effect, notice=notice, cursor=0)
+    if effect.cleared < CLEARS[expect(state.cards[effect.card].turn_effect, str)] and clear_choices(cleared, effect):
+        return Step(cleared, (Sound.CLICK,))
+    return Step(_done(cleared), (Sound.RIGHT,))
+
+
+def _done(state: State) -> State:
+    """The effect carried out. After a reflect the attacking card leaves its space (if still on it)
+    and the card phase follows; otherwise a card tapped for the space tries the takeover, the
+    emptied space may be seeded, or the turn passes (as a completed challenge's OK)."""
+    effect = expect(state.effect, Effect)
+    state = replace(state, effect=None, phase=Phase.CARD, cursor=0)
+    placed = state.spaces[state.slot]
+    if effect.player != state.turn:
+        if placed is not None and placed.card == effect.card:
+            state = _discarded(replace(state, spaces=set_at(state.spaces, state.slot, None)), effect.card)
+        return _card_phase(replace(state, completed=False))
+    if effect.then is not None:
+        tried = _card_tap(replace(state, completed=True), Tap("middle", effect.then))
+        return tried.state if isinstance(tried, Step) else replace(state, completed=True, notice=tried.reason)
+    if placed is None:
+        return _card_phase(state)
+    return _next_turn(state)
 
 
 def _card_phase(state: State) -> State:
@@ -656,11 +864,15 @@ def _card_phase(state: State) -> State:
 
 
 def _next_turn(state: State) -> State:
-    """The next player's draw screen (their immunity ends as their turn begins); it reminds `before` to discard."""
-    turn = (state.turn + 1) % len(state.players)
+    """The next player's draw screen, by the turn order (`next_player`); their immunity ends as
+    their turn begins; it reminds `before` to discard."""
+    turn, at, order = next_player(state)
     return replace(
         state,
         turn=turn,
+        at=at,
+        order=order,
+        effect=None,
         before=state.turn,
         phase=Phase.DRAW,
         immune=set_at(state.immune, turn, False),
@@ -702,6 +914,7 @@ PHASES: dict[Phase, Stage[State]] = {
     Phase.DUEL_STYLE: Stage(_duel_style, screens.duel_style),
     Phase.DUEL_ROLL: Stage(_duel_roll, screens.duel_roll),
     Phase.DUEL_WINNER: Stage(_duel_winner, screens.duel_winner),
+    Phase.EFFECT: Stage(_effect, screens.effect),
     Phase.OVER: Stage(_over, screens.over),
 }
 
