@@ -95,8 +95,9 @@ def test_hijack_takes_the_next_players_turn():
 
 
 def test_exile_makes_a_chosen_player_skip_their_next_turn():
-    state = play(landed("Exile"), OK)
-    assert state.phase == "effect" and RULES.view(state).lines[0] == "Bob"  # the next to play first
+    state = landed("Exile")  # the choice is on the challenge screen, the next to play first
+    assert RULES.view(state).lines[2:] == ("OK: Bob skips", "UP/DOWN: who", "BACK failed: 3 drinks")
+    assert RULES.view(play(state, DOWN)).lines[2] == "OK: Cy skips"
     state = play(state, DOWN, OK)  # Cy
     assert current(state) == "Bob" and RULES.dump(state)["skips"] == ["Cy"]
     state = turn_passes(state)
@@ -105,8 +106,8 @@ def test_exile_makes_a_chosen_player_skip_their_next_turn():
 
 
 def test_swap_seats_changes_who_plays_after_whom():
-    state = play(landed("Swap Seats"), OK)
-    assert state.phase == "effect" and RULES.view(state).title == "Swap Seats: with who?"
+    state = landed("Swap Seats")
+    assert RULES.view(state).lines[2] == "OK: swap with Bob"
     state = play(state, DOWN, OK)  # swap with Cy: Cy, Bob, Ann, Dee round the table
     data = RULES.dump(state)
     assert data["seats"] == ["Cy", "Bob", "Ann", "Dee"] and current(state) == "Dee"
@@ -114,14 +115,14 @@ def test_swap_seats_changes_who_plays_after_whom():
 
 
 def test_hostage_swap_is_an_orange_swap_of_seats():
-    state = play(landed("Hostage Swap"), OK, OK)  # with Bob
+    state = play(landed("Hostage Swap"), OK)  # with Bob
     assert RULES.dump(state)["seats"] == ["Bob", "Ann", "Cy", "Dee"] and current(state) == "Cy"
 
 
 def test_an_immune_player_is_not_chosen():
     state = play(RULES.new(Setup(PLAYERS), DECK), OK)
     state = play(state, tap("Holy Water"), DOWN, OK)  # Bob immune
-    state = play(on_board(state, 4, "Exile", CY), Roll((1, 3)), OK)
+    state = play(on_board(state, 4, "Exile", CY), Roll((1, 3)))
     assert rejected(state, OK) == "Bob is immune"
     assert current(play(state, DOWN, OK)) == "Bob"  # Cy skips
 
@@ -131,8 +132,8 @@ def test_an_immune_player_is_not_chosen():
 
 def test_sabotage_clears_the_nearest_card_with_one_ok_or_the_card_tapped():
     state = on_board(on_board(landed("Sabotage"), 7, "Plank", CY), 30, "Wall Sit", DEE)
-    state = play(state, OK)
-    assert RULES.view(state).lines[0] == "space 7: Plank"  # nearest first; its own space last
+    assert RULES.view(state).lines[2] == "OK: clear space 7"  # nearest first; its own space last
+    assert RULES.view(play(state, DOWN)).lines[2] == "OK: clear space 30"
     after = play(state, OK)
     data = RULES.dump(after)
     assert "7" not in data["board"] and data["discard_pile"] == [card("Plank")] and current(after) == "Bob"
@@ -143,19 +144,19 @@ def test_sabotage_clears_the_nearest_card_with_one_ok_or_the_card_tapped():
 
 def test_sabotage_may_clear_its_own_space_which_the_player_may_then_seed():
     state = play(landed("Sabotage"), OK)  # nothing else on the board: its own space only
-    state = play(state, OK)
     assert state.phase == "card" and RULES.dump(state)["board"] == {}
     assert RULES.dump(play(state, tap("Plank")))["board"]["4"]["card"] == card("Plank")
 
 
 def test_meteor_shower_clears_two_spaces_and_an_immune_owners_card_stays():
     state = on_board(on_board(landed("Meteor Shower"), 6, "Plank", CY), 8, "Wall Sit", DEE)
-    state = play(state, OK, OK)
+    state = play(state, OK)  # the nearest, then the second in the effect phase
     assert state.phase == "effect" and RULES.dump(state)["discard_pile"] == [card("Plank")]
+    assert RULES.view(state).title == "Meteor Shower: clear?" and RULES.view(state).lines[0] == "space 8: Wall Sit"
     assert rejected(state, BACK) == "Pick the second space, then OK"
     state = play(state, OK)
     assert RULES.dump(state)["discard_pile"] == [card("Plank"), card("Wall Sit")] and current(state) == "Bob"
-    shielded = play(on_board(landed("Meteor Shower"), 6, "Plank", CY), tap("Lucky Charm"), DOWN, DOWN, OK, OK)
+    shielded = play(on_board(landed("Meteor Shower"), 6, "Plank", CY), tap("Lucky Charm"), DOWN, DOWN, OK)
     assert rejected(shielded, OK) == "Cy is immune"
 
 
@@ -166,6 +167,8 @@ def test_wild_vote_takes_a_card_back_from_the_discard_pile():
     state = play(state, tap("Plank"))
     assert RULES.dump(state)["discard_pile"] == [card("Wall Sit")] and current(state) == "Bob"
     assert rejected(state, tap("Wall Sit")) == "Wall Sit is discarded"
+    shortcut = play(replace(landed("Wild Vote"), discard=(card("Plank"),)), tap("Plank"))  # done, and this one
+    assert RULES.dump(shortcut)["discard_pile"] == [] and current(shortcut) == "Bob"
     empty = play(landed("Wild Vote"), OK)  # nothing the box saw discarded: nothing to ask
     assert current(empty) == "Bob"
 
@@ -174,7 +177,7 @@ def test_wild_vote_takes_a_card_back_from_the_discard_pile():
 
 
 def test_ambush_starts_a_duel_the_box_records():
-    state = play(landed("Ambush"), OK, DOWN, DOWN, OK)  # done: a duel with Dee (the picker starts on Bob)
+    state = play(landed("Ambush"), DOWN, DOWN, OK)  # done: a duel with Dee (the picker starts on Bob)
     assert state.phase == "duel-style" and RULES.view(state).lines[0] == "Dee defends:"
     state = play(state, OK, Roll((6, 6)), Roll((1, 2)))
     data = RULES.dump(state)
@@ -184,7 +187,7 @@ def test_ambush_starts_a_duel_the_box_records():
 
 def test_an_immune_player_ignores_a_duel():
     state = play(RULES.new(Setup(PLAYERS), DECK), OK, tap("Holy Water"), DOWN, OK)  # Bob immune
-    state = play(on_board(state, 4, "Ambush", CY), Roll((1, 3)), OK)
+    state = play(on_board(state, 4, "Ambush", CY), Roll((1, 3)))
     assert rejected(state, OK) == "Bob is immune"
     takeover = play(RULES.new(Setup(PLAYERS), DECK), OK, tap("Holy Water"), DOWN, OK)
     takeover = play(on_board(takeover, 4, "Plank", BOB), Roll((1, 3)))  # Bob's green T2

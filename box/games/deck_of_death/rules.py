@@ -30,6 +30,7 @@ from box.games.deck_of_death import cards, events, screens
 from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
 from box.games.deck_of_death.state import (
     CAST_INSIDE,
+    CLEARS,
     DUEL_STYLES,
     FIGURES,
     FORCED_EXIT_AFTER,
@@ -41,6 +42,7 @@ from box.games.deck_of_death.state import (
     MOVE_TOKEN,
     OPTIONS,
     PHONE,
+    PICKS_PLAYER,
     WAYS,
     Duel,
     Effect,
@@ -51,9 +53,11 @@ from box.games.deck_of_death.state import (
     Placed,
     State,
     Token,
+    chosen_here,
     clear_choices,
     cost,
     dump,
+    effect_choices,
     figures_of,
     forfeit,
     may_place,
@@ -89,7 +93,7 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
         return _overlay(state, action)
     if isinstance(action, Press) and action.long:
         return _long_press(state, action.button)
-    if isinstance(action, Press) and action.button in ("up", "down") and state.phase in MENU_PHASES:
+    if isinstance(action, Press) and action.button in ("up", "down") and _opens_menu(state):
         return Step(replace(state, overlay=Overlay(Layer.MENU)), (Sound.CLICK,))
     if isinstance(action, Tap) and action.card in state.discard and not _recalling(state):
         return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
@@ -102,6 +106,14 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
     if isinstance(action, Tap) and action.card not in state.cards:
         return Rejected("Not a Deck of Death card")
     return PHASES[state.phase].handle(state, action)
+
+
+def _opens_menu(state: State) -> bool:
+    """Short UP/DOWN opens the table menu in these phases, but on the challenge of a card whose
+    effect asks a choice (a player, a space) they move that choice."""
+    if state.phase is Phase.CHALLENGE:
+        return not chosen_here(state)
+    return state.phase in MENU_PHASES
 
 
 def view(state: State) -> View:
@@ -486,10 +498,13 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     placed = state.spaces[state.slot]
     assert placed is not None
     card = state.cards[placed.card]
+    choices = chosen_here(state)
+    if action in (Press("up"), Press("down")) and choices:  # the effect's choice, made before OK
+        return Step(replace(state, cursor=moved(state.cursor, len(choices), expect(action, Press).button)), (Sound.CLICK,))
     if action == Press("ok"):  # completed, and no takeover: the turn passes (after the card's effect)
         done = replace(state, completed=True, notice="Challenge completed")
         if card.turn_effect is not None:
-            return _carry_out(done, Effect(placed.card, state.turn))
+            return _carry_out(done, Effect(placed.card, state.turn), chosen=True)
         return Step(_next_turn(done), (Sound.RIGHT,))
     if action == Press("back"):
         state, notice = _failed(state, state.turn, placed.card, "Failed")
@@ -497,8 +512,11 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     if isinstance(action, Tap):
         if action.card != placed.card:  # another card: completed, and it tries to take the space over
             done = replace(state, completed=True, notice="Challenge completed")
+            recalled = card.turn_effect == "recall" and action.card in state.discard  # done: this card back
+            if recalled or (card.turn_effect in CLEARS and state.slot_of(action.card) is not None):  # done: clear it
+                return _effect(replace(done, phase=Phase.EFFECT, effect=Effect(placed.card, state.turn)), action)
             if card.turn_effect is not None and _placeable(state, action.card):
-                return _carry_out(done, Effect(placed.card, state.turn, then=action.card))
+                return _carry_out(done, Effect(placed.card, state.turn, then=action.card), chosen=True)
             return _card_tap(done, action)
         if state.reacted:
             return Rejected("One reaction per challenge")
@@ -726,13 +744,10 @@ def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
 # -- a done card's effect: the turn order, the board, the discard pile, a duel (RULINGS 6c) --
 
 
-PICKS_PLAYER = ("skip", "swap-seats", "duel")  # effects that ask which other player
-CLEARS = {"clear": 1, "clear-two": 2}  # effects that clear cards off spaces, and how many
-
-
-def _carry_out(state: State, effect: Effect) -> Step[State] | Rejected:
-    """A done card's effect: the turn order changes at once (Reverse, Hijack); a choice opens the
-    effect phase (whose turn, which space, which discarded card), unless there is nothing to choose."""
+def _carry_out(state: State, effect: Effect, chosen: bool = False) -> Step[State] | Rejected:
+    """A done card's effect: the turn order changes at once (Reverse, Hijack); a choice made on the
+    challenge screen (`chosen`: the cursor there) is carried out; any other choice opens the effect
+    phase (whose turn, which space, which discarded card), unless there is nothing to choose."""
     what = expect(state.cards[effect.card].turn_effect, str)
     player = state.players[effect.player]
     if what == "reverse":
@@ -748,7 +763,10 @@ def _carry_out(state: State, effect: Effect) -> Step[State] | Rejected:
         return Step(_done(replace(state, effect=effect, notice=f"{player[:10]}: nothing to do")), (Sound.CLICK,))
     if what in PICKS_PLAYER and not other_players(state, effect):
         return Step(_done(replace(state, effect=effect)), (Sound.CLICK,))
-    return Step(replace(state, phase=Phase.EFFECT, effect=effect, cursor=0), (Sound.CLICK,))
+    opened = replace(state, phase=Phase.EFFECT, effect=effect, cursor=state.cursor if chosen else 0)
+    if chosen and what != "recall":
+        return _effect(opened, Press("ok"))
+    return Step(opened, (Sound.CLICK,))
 
 
 def _name_of(state: State, player: int, after: str) -> str:
@@ -756,14 +774,22 @@ def _name_of(state: State, player: int, after: str) -> str:
     return f"{short_name(state.players[player], 10)}{after}"
 
 
+def _effect_here(state: State) -> str | None:
+    """The effect being carried out (the effect phase), or of the card whose challenge is on screen."""
+    if state.phase is Phase.CHALLENGE:
+        placed = state.spaces[state.slot]
+        return state.cards[placed.card].turn_effect if placed is not None else None
+    return state.cards[state.effect.card].turn_effect if state.phase is Phase.EFFECT and state.effect else None
+
+
 def _recalling(state: State) -> bool:
-    """The effect phase of a card that brings a discarded card back to a hand."""
-    return state.phase is Phase.EFFECT and state.effect is not None and state.cards[state.effect.card].turn_effect == "recall"
+    """A card that brings a discarded card back to a hand: a discarded card's tap names it."""
+    return _effect_here(state) == "recall"
 
 
 def _clearing(state: State) -> bool:
-    """The effect phase of a card that clears cards off spaces."""
-    return state.phase is Phase.EFFECT and state.effect is not None and state.cards[state.effect.card].turn_effect in CLEARS
+    """A card that clears cards off spaces: a tap of a card on the board clears it."""
+    return _effect_here(state) in CLEARS
 
 
 def _placeable(state: State, card_id: str) -> bool:
@@ -776,7 +802,7 @@ def _effect(state: State, action: Action) -> Step[State] | Rejected:
     board or names the discarded card the table picked; BACK goes back to the card (nothing done)."""
     effect = expect(state.effect, Effect)
     what = expect(state.cards[effect.card].turn_effect, str)
-    choices = clear_choices(state, effect) if what in CLEARS else other_players(state, effect) if what in PICKS_PLAYER else ()
+    choices = effect_choices(state, effect)
     if action in (Press("up"), Press("down")) and choices:
         return Step(replace(state, cursor=moved(state.cursor, len(choices), expect(action, Press).button)), (Sound.CLICK,))
     if action == Press("back"):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from box.games.base import View
 from box.games.deck_of_death.state import (
+    CLEARS,
     DUEL_STYLES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
@@ -18,6 +19,7 @@ from box.games.deck_of_death.state import (
     Overlay,
     Placed,
     State,
+    chosen_here,
     clear_choices,
     cost,
     forfeit,
@@ -93,7 +95,18 @@ def challenge(state: State, placed: Placed, head: tuple[str, str]) -> View:
     another card says "done" and takes the space over with it."""
     count = cost(state, placed.card)
     fail = "BACK failed: see card" if count is None else f"BACK failed: {forfeit(state, count)}"
+    choices = chosen_here(state)
+    if choices:  # the effect's choice is made here: OK carries it out
+        chosen = choices[min(state.cursor, len(choices) - 1)]
+        what = state.cards[placed.card].turn_effect or ""
+        if what in CLEARS:
+            return _phase(state, (*head, f"OK: clear {state.where(chosen)}", "UP/DOWN: which", fail), scrolling=(0,))
+        before, after = CHOICES[what]
+        return _phase(state, (*head, name_line(before, state.players[chosen], after), "UP/DOWN: who", fail), scrolling=(0,))
     return _phase(state, (*head, "OK done  DOWN: menu", fail, "Tap: react or replace"), scrolling=(0,))
+
+
+CHOICES = {"skip": ("OK: ", " skips"), "swap-seats": ("OK: swap with ", ""), "duel": ("OK: duel ", "")}
 
 
 @_on_space

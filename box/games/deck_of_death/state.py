@@ -260,6 +260,32 @@ def clear_choices(state: State, effect: Effect) -> tuple[int, ...]:
     return tuple(sorted((slot for slot, placed in enumerate(state.spaces) if placed is not None), key=distance))
 
 
+PICKS_PLAYER = ("skip", "swap-seats", "duel")  # effects that ask which other player
+CLEARS = {"clear": 1, "clear-two": 2}  # effects that clear cards off spaces, and how many
+
+
+def effect_choices(state: State, effect: Effect) -> tuple[int, ...]:
+    """What the effect's cursor picks from: other players, or slots (nearest first); () for none."""
+    what = state.cards[effect.card].turn_effect
+    if what in CLEARS:
+        return clear_choices(state, effect)
+    return other_players(state, effect) if what in PICKS_PLAYER else ()
+
+
+def chosen_here(state: State) -> tuple[int, ...] | None:
+    """On the challenge of a card whose effect asks a player or a space: the choices, which the
+    challenge screen's UP/DOWN move through (OK carries it out); None on any other screen."""
+    if state.phase is not Phase.CHALLENGE:
+        return None
+    placed = state.spaces[state.slot]
+    if placed is None:
+        return None
+    what = state.cards[placed.card].turn_effect
+    if what not in PICKS_PLAYER and what not in CLEARS:
+        return None
+    return effect_choices(state, Effect(placed.card, state.turn))
+
+
 def may_place(state: State) -> bool:
     """Whether the card phase on the token's space has a choice: an empty space (unless the board is
     locked), or an occupied one after its challenge was completed."""
