@@ -258,3 +258,13 @@ def test_the_builtin_cards_that_change_turns_spaces_and_discards_carry_what_the_
         "Wild Vote": "recall",
         "Ambush": "duel",
     }
+
+
+def test_a_reflected_exile_lets_its_owner_choose_and_back_returns_to_the_reflected_challenge():
+    state = play(landed("Exile"), tap("Exile"), tap("Apocalypse"), OK)  # red T3 on red T3: Bob does it
+    assert state.phase == "effect" and RULES.view(state).title == "Exile: who skips?"
+    assert RULES.view(state).lines[:3] == ("Cy", "Dee", "Ann")  # after Bob, in the order of play
+    assert play(state, BACK).phase == "reflected"
+    state = play(state, OK)
+    assert state.phase == "card" and RULES.dump(state)["skips"] == ["Cy"] and "4" not in RULES.dump(state)["board"]
+    assert players_after(play(state, OK), 1) == ["Bob", "Dee"]

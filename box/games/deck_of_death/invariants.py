@@ -42,9 +42,8 @@ def check(state: State) -> dict[str, Any]:
     if state.failure is not None:
         assert state.cards[state.failure.card].moves_tokens, "the failed phase for a card that moves no token"
     duelling = (Phase.DUEL_STYLE, Phase.DUEL_ROLL, Phase.DUEL_WINNER)
-    live = state.phase is not Phase.OVER  # enough chaos may end the session in the middle of anything
-    assert (state.phase in duelling) == (state.duel is not None) or not live, "a duel only in the duel phases"
-    if state.effect is not None and live:
+    assert (state.phase in duelling) == (state.duel is not None), "a duel only in the duel phases"
+    if state.effect is not None:
         assert state.phase is Phase.EFFECT or state.phase in duelling, "an effect only while it is carried out"
         assert state.cards[state.effect.card].turn_effect is not None
     else:

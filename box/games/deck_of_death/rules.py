@@ -215,11 +215,14 @@ def _listing(state: State, action: Action) -> Step[State] | Rejected:
 
 
 def _chaos(state: State, action: Action) -> Step[State] | Rejected:
-    """Enough chaos? OK ends the session, BACK goes on."""
+    """Enough chaos? OK ends the session (whatever was under way with it), BACK goes on."""
     _, button = _opened(state, action)
     if button == "ok":
         return Step(
-            replace(state, overlay=None, phase=Phase.OVER, cursor=0, notice="Yeah... that's enough chaos"),
+            replace(
+                state, overlay=None, phase=Phase.OVER, cursor=0, failure=None, duel=None, effect=None,
+                notice="Yeah... that's enough chaos",
+            ),
             (Sound.FANFARE,),
         )
     if button == "back":
