@@ -257,7 +257,18 @@ def test_the_builtin_cards_that_change_turns_spaces_and_discards_carry_what_the_
         "Meteor Shower": "clear-two",
         "Wild Vote": "recall",
         "Ambush": "duel",
+        "Double Trouble": "double",
     }
+
+
+def test_double_trouble_doubles_the_players_next_failed_challenge():
+    state = play(landed("Double Trouble"), OK)
+    assert RULES.dump(state)["doubled"] == ["Ann"] and current(state) == "Bob"
+    state = play(on_board(state, 5, "Plank", CY), Roll((1, 4)), BACK)  # Bob's failure: not doubled
+    assert RULES.dump(state)["drinks"]["Bob"] == 2
+    state = play(state, Roll((1, 4)), OK, Roll((1, 4)), OK)  # Cy and Dee onto space 5: Plank, done
+    state = play(on_board(state, 6, "Wall Sit", BOB), Roll((1, 1)), BACK)  # Ann 4 -> 6: "Fail: 1 forfeit."
+    assert RULES.dump(state)["drinks"]["Ann"] == 2 and RULES.dump(state)["doubled"] == []
 
 
 def test_a_reflected_exile_lets_its_owner_choose_and_back_returns_to_the_reflected_challenge():

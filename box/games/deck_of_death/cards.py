@@ -3,7 +3,7 @@
 Blue, orange, green and red cards carry a tier (1 to 3); white cards carry no tier and an
 effect, `immunity` or `rule-creator`. An orange, green or red card may carry an effect the box
 follows when the card is done (`TURN_EFFECTS`: play reverses, a turn is taken or skipped, seats
-are swapped, spaces cleared, a discarded card comes back, a duel). A card's text may end with
+are swapped, spaces cleared, a discarded card comes back, a duel, the next failure costs double). A card's text may end with
 what failing it costs ("Fail: 2 forfeits."), a blue rule's with what breaking it costs
 ("Broken: 1 forfeit."); a card that says nothing costs its tier, a white card 3 (RULINGS 8a).
 
@@ -44,7 +44,7 @@ COLUMNS = ("id", "title", "color", "tier", "effect", "text")
 COLORS = ("blue", "orange", "green", "red", "white")
 WHITE_EFFECTS = ("immunity", "rule-creator")
 # what an orange, green or red card does when it is done, that the box follows (docs/games/deck-of-death.md)
-TURN_EFFECTS = ("reverse", "hijack", "skip", "swap-seats", "clear", "clear-two", "recall", "duel")
+TURN_EFFECTS = ("reverse", "hijack", "skip", "swap-seats", "clear", "clear-two", "recall", "duel", "double")
 EFFECTS = WHITE_EFFECTS + TURN_EFFECTS
 WHITE_COST = 3  # a white card says no cost: it costs 3 (RULINGS 8a)
 # the cost a card's text states, as its last sentence: "Fail: 2 forfeits." or "Broken: 1 forfeit."

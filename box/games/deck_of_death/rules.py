@@ -537,8 +537,13 @@ def _failed(state: State, player: int, card_id: str, said: str) -> tuple[State, 
     count = cost(state, card_id)
     if count is None:
         return state, f"{said}: as the card says"
-    state, skipped = _drink(state, (player,), count)
-    return state, f"{said}, but immune" if skipped else f"{said}: {forfeit(state, count)}"
+    if state.immune[player]:
+        return state, f"{said}, but immune"
+    if player in state.doubled:  # Double Trouble: this failure costs double
+        count *= 2
+        state = replace(state, doubled=tuple(p for p in state.doubled if p != player))
+    state, _ = _drink(state, (player,), count)
+    return state, f"{said}: {forfeit(state, count)}"
 
 
 def _after_failure(state: State, player: int, card_id: str) -> State:
@@ -758,6 +763,10 @@ def _carry_out(state: State, effect: Effect, chosen: bool = False) -> Step[State
         turned = replace(order, step=-order.step, until=effect.player if order.step == 1 else None)
         said = "Play passes the other way" if order.step == 1 else "Play passes clockwise"
         return Step(_done(replace(state, order=turned, effect=effect, notice=said)), (Sound.RIGHT,))
+    if what == "double":
+        doubled = replace(state, doubled=tuple(sorted({*state.doubled, effect.player})), effect=effect)
+        notice = _name_of(state, effect.player, ": next fail double")
+        return Step(_done(replace(doubled, notice=notice)), (Sound.RIGHT,))
     if what == "hijack":
         hijacked = replace(order_of(state), hijacker=effect.player)
         notice = _name_of(state, effect.player, " takes the next turn")

@@ -174,6 +174,7 @@ class State:
     order: Order | None = None  # None: clockwise in seating order, nobody skipping (see `order_of`)
     at: int | None = None  # whose turn by the order, when another player plays it (a hijack)
     effect: Effect | None = None  # in the effect phase: the effect being carried out
+    doubled: tuple[int, ...] = ()  # players whose next failed challenge costs double (Double Trouble)
     fail_forfeit: str = "card"  # RULINGS 8a: "card" its stated cost (else tier), "tier", "none"
     blue_landing: str = "rule"  # house rule: "challenge" makes a blue card a challenge one can react to
     completed: bool = False  # the current challenge was completed: a replacement is allowed
@@ -337,6 +338,7 @@ def dump(state: State) -> dict[str, Any]:
         "direction": "clockwise" if order.step == 1 else "anticlockwise",
         "skips": [names[player] for player in order.skips],
         "next_player": None if over else names[next_player(state)[0]],
+        "doubled": [names[player] for player in state.doubled],
     }
 
 
