@@ -169,6 +169,8 @@ def test_wild_vote_takes_a_card_back_from_the_discard_pile():
     assert rejected(state, tap("Wall Sit")) == "Wall Sit is discarded"
     shortcut = play(replace(landed("Wild Vote"), discard=(card("Plank"),)), tap("Plank"))  # done, and this one
     assert RULES.dump(shortcut)["discard_pile"] == [] and current(shortcut) == "Bob"
+    white = play(replace(landed("Wild Vote"), discard=(card("Holy Water"),)), tap("Holy Water"))  # not played
+    assert RULES.dump(white)["discard_pile"] == [] and white.overlay is None
     empty = play(landed("Wild Vote"), OK)  # nothing the box saw discarded: nothing to ask
     assert current(empty) == "Bob"
 

@@ -95,8 +95,10 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
         return _long_press(state, action.button)
     if isinstance(action, Press) and action.button in ("up", "down") and _opens_menu(state):
         return Step(replace(state, overlay=Overlay(Layer.MENU)), (Sound.CLICK,))
-    if isinstance(action, Tap) and action.card in state.discard and not _recalling(state):
-        return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
+    if isinstance(action, Tap) and action.card in state.discard:
+        if not _recalling(state):
+            return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
+        return PHASES[state.phase].handle(state, action)  # Wild Vote: the card taken back, white or not
     if isinstance(action, Tap) and _is_white_in_hand(state, action.card):
         return _white(state, action.card)
     if isinstance(action, Tap) and _is_rule_tapped(state, action.card):
@@ -757,7 +759,6 @@ def _carry_out(state: State, effect: Effect, chosen: bool = False) -> Step[State
     challenge screen (`chosen`: the cursor there) is carried out; any other choice opens the effect
     phase (whose turn, which space, which discarded card), unless there is nothing to choose."""
     what = expect(state.cards[effect.card].turn_effect, str)
-    player = state.players[effect.player]
     if what == "reverse":
         order = order_of(state)
         turned = replace(order, step=-order.step, until=effect.player if order.step == 1 else None)
@@ -772,7 +773,7 @@ def _carry_out(state: State, effect: Effect, chosen: bool = False) -> Step[State
         notice = _name_of(state, effect.player, " takes the next turn")
         return Step(_done(replace(state, order=hijacked, effect=effect, notice=notice)), (Sound.RIGHT,))
     if (what in CLEARS and not clear_choices(state, effect)) or (what == "recall" and not state.discard):
-        return Step(_done(replace(state, effect=effect, notice=f"{player[:10]}: nothing to do")), (Sound.CLICK,))
+        return Step(_done(replace(state, effect=effect, notice=_name_of(state, effect.player, ": nothing to do"))), (Sound.CLICK,))
     if what in PICKS_PLAYER and not other_players(state, effect):
         return Step(_done(replace(state, effect=effect)), (Sound.CLICK,))
     opened = replace(state, phase=Phase.EFFECT, effect=effect, cursor=state.cursor if chosen else 0)
