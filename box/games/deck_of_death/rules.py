@@ -3,7 +3,9 @@
 A turn runs draw -> roll -> challenge (if the space holds a card) -> card -> the next
 player's draw, with detours for reactions, duels and the inner circle. A phase with one
 answer is not asked: a completed challenge's OK passes the turn (a card tapped on the
-challenge screen is the takeover), a failed one has nothing to place. The box cannot see hands:
+challenge screen is the takeover), a failed one has nothing to place. A done card that changes
+the turn order, clears spaces, takes a card back from the discard pile or starts a duel is
+carried out (RULINGS 6c), its choice made on the challenge screen. The box cannot see hands:
 it trusts the table for drawing and discarding and knows a card when it is tapped.
 Screens laid over any phase (the rules in play, the scores, a white card's picker)
 have their own table, `LAYERS`.
