@@ -2,7 +2,7 @@
 
 Each input is chosen from what the current phase takes (docs/games/deck-of-death.md): OK or ROLL in the
 draw phase, ROLL to throw, OK/BACK for challenges, a tapped card or OK in the card phase,
-UP/DOWN/OK in duels; now and then a white card, a long UP or DOWN list, or a stray press the game
+UP/DOWN/OK in duels, after a failed card and for a card's effect; now and then a white card, a long UP or DOWN list, or a stray press the game
 refuses. Inputs go through the simulated hardware: gpiozero mock pins and the simulated PN532s.
 Long OK ("enough chaos") is never pressed, so the session never ends.
 """
@@ -27,6 +27,8 @@ BY_PHASE: dict[str, tuple[str, ...]] = {
     "duel-style": ("up", "down", "ok", "ok"),
     "duel-roll": ("roll", "roll", "roll", "back"),
     "duel-winner": ("up", "down", "ok"),
+    "failed": ("ok", "ok", "down", "up"),
+    "effect": ("ok", "ok", "up", "down", "tap", "back"),
 }
 BY_OVERLAY: dict[str, tuple[str, ...]] = {
     "immunity": ("up", "down", "ok", "back"),
@@ -36,6 +38,7 @@ BY_OVERLAY: dict[str, tuple[str, ...]] = {
     "chaos": ("back",),
     "menu": ("up", "down", "ok", "back", "back"),  # the table menu (move a token, reshuffle): mostly left
     "move": ("up", "down", "ok", "back"),
+    "broken": ("up", "down", "ok", "back"),  # a rule tapped: who broke it?
 }
 
 

@@ -354,16 +354,18 @@ def play_deck_of_death(table: Table, rng: random.Random) -> None:
     rng.shuffle(coloured)
     player = table.session.dump()["current_player"]
     played = False
+    last = Phase.DRAW
     table.begin()
     for _ in range(600):
         state = table.state
         dump = table.session.dump()
-        if dump["current_player"] != player:
+        # a turn begins on a draw screen: another player's, or the same player's again (Hijack)
+        if dump["current_player"] != player or (state.phase is Phase.DRAW and last is not Phase.DRAW):
             table.end("turn_with_card" if played else "turn")
             player, played = dump["current_player"], False
             if len(table.tally["turn"]) + len(table.tally["turn_with_card"]) >= 30:
                 break
-        phase = state.phase
+        phase = last = state.phase
         before = dump
         if phase in (Phase.DRAW, Phase.ROLL):  # ROLL on the draw screen: drawn, and rolling
             table.press("roll")

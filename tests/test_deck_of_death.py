@@ -237,17 +237,18 @@ def test_a_completed_challenge_passes_the_turn_unless_a_card_is_tapped_to_take_t
     state = play(landed("Plank"), OK)  # done, and no takeover: no screen of its own
     assert state.phase == "draw" and state.turn == 1 and state.notice == "Challenge completed"
     assert dump(state)["board"]["3"] == {"card": card("Plank"), "owner": "Bob"}
-    lines = RULES.view(landed("Plank")).lines
-    assert lines[2:] == ("OK done  DOWN: menu", "BACK failed: see card", "Tap: react or replace")
-    assert RULES.view(landed("Plank", fail_forfeit="tier")).lines[3] == "BACK failed: 2 drinks"
+    lines = RULES.view(landed("Plank")).lines  # the card says no cost: its tier (RULINGS 8a)
+    assert lines[2:] == ("OK done  DOWN: menu", "BACK failed: 2 drinks", "Tap: react or replace")
+    assert RULES.view(landed("Plank", fail_forfeit="none")).lines[3] == "BACK failed: see card"
 
 
-def test_a_failed_challenge_costs_what_the_card_says_and_its_tier_only_as_a_house_rule():
+def test_a_failed_challenge_costs_its_tier_when_the_card_says_nothing_and_nothing_with_fail_forfeit_none():
     state = play(landed("Plank"), BACK)
-    assert dump(state)["drinks"]["Ann"] == 0 and not state.completed
-    assert state.notice == "Failed: as the card says"
+    assert dump(state)["drinks"]["Ann"] == 2 and not state.completed and state.notice == "Failed: 2 drinks"
     state = play(landed("Plank", fail_forfeit="tier"), BACK)
     assert dump(state)["drinks"]["Ann"] == 2 and not state.completed
+    state = play(landed("Plank", fail_forfeit="none"), BACK)
+    assert dump(state)["drinks"]["Ann"] == 0 and state.notice == "Failed: as the card says"
 
 
 def test_points_mode_counts_points_and_says_so():
@@ -451,7 +452,7 @@ def test_rule_creator_replaces_what_is_on_the_space_and_back_steps_out():
     assert state.overlay.slot is None
     state = play(state, OK, OK)
     assert dump(state)["board"]["3"]["card"] == card("Decree")
-    assert rejected(state, tap("Decree")) == "Already on space 3"
+    assert play(state, tap("Decree")).overlay.kind == "broken"  # a rule on the board: who broke it?
     assert play(state, tap("Edict"), BACK).overlay is None
 
 

@@ -117,8 +117,8 @@ def test_a_lost_duel_discards_the_challengers_card():
     assert RULES.dump(state)["board"]["3"]["card"] == DECK.find("Plank")
 
 
-@pytest.mark.parametrize(("options", "drinks"), [({}, 0), ({"fail_forfeit": "tier"}, 2)])
-def test_a_failed_challenge_costs_drinks_only_with_the_house_rule(options, drinks):
+@pytest.mark.parametrize(("options", "drinks"), [({}, 2), ({"fail_forfeit": "tier"}, 2), ({"fail_forfeit": "none"}, 0)])
+def test_a_failed_challenge_costs_its_tier_unless_fail_forfeit_is_none(options, drinks):
     state = play(at_card_phase(**options), tap("Plank"), OK, Roll((1, 2)), BACK)
     assert RULES.dump(state)["drinks"]["Bob"] == drinks
 
@@ -128,13 +128,13 @@ def test_a_blue_card_is_a_challenge_only_with_the_house_rule(options, phase):
     state = play(at_card_phase(**options), tap("Whispers"), OK, Roll((1, 2)))
     assert state.phase == phase
     if phase == "card":
-        assert rejected(state, tap("Whispers")) == "Already on space 3"
+        assert play(state, tap("Whispers")).overlay.kind == "broken"  # tapped: who broke the rule?
         assert play(state, tap("Mime")).phase == "draw"  # blue T3 over blue T2: a clean takeover, the next turn
 
 
 def test_the_house_rules_are_options_with_the_books_reading_first():
     options = {option.key: option for option in RULES.options}
-    assert options["fail_forfeit"].default == "none" and options["fail_forfeit"].choices == ("none", "tier")
+    assert options["fail_forfeit"].default == "card" and options["fail_forfeit"].choices == ("card", "tier", "none")
     assert options["blue_landing"].default == "rule" and options["blue_landing"].choices == ("rule", "challenge")
 
 

@@ -17,6 +17,9 @@ from box.games.kit import MOST_PLAYERS
 DECKS = Path(__file__).parent / "scenarios" / "deck-of-death" / "decks"
 SMALL = RULES.load_deck(DECKS)
 BUILTIN = RULES.load_deck()
+# the built-in cards on a 10-space board (the board file alone), so tokens meet the cards often
+TIGHT = RULES.load_deck(Path(__file__).parent / "scenarios" / "deck-of-death-board" / "decks")
+EFFECT_CARDS = sorted(c for c in TIGHT.cards if TIGHT[c].turn_effect is not None)
 
 # Short OK and ROLL move a turn on; the rest is noise the game must refuse or absorb.
 PRESSES = [Press("ok")] * 6 + [Press("back"), Press("up"), Press("down"), Press("roll")]
@@ -75,6 +78,27 @@ def test_random_sessions_on_the_small_board_keep_the_invariants(players, moves):
 )
 def test_random_sessions_on_the_builtin_board_keep_the_invariants(players, moves):
     play_session(BUILTIN, players, moves)
+
+
+def effect_actions(deck):
+    """Mostly the cards the box follows (turns, spaces, discards, duels), some others, and presses."""
+    return st.one_of(
+        st.sampled_from(PRESSES),
+        st.builds(lambda a, b: Roll((a, b)), st.integers(1, 6), st.integers(1, 6)),
+        st.builds(Tap, st.sampled_from(READERS), st.sampled_from(EFFECT_CARDS)),
+        st.builds(Tap, st.sampled_from(READERS), st.sampled_from(sorted(deck.cards))),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.sampled_from([("A", "B"), ("Ann", "Bob", "Cy"), tuple(f"P{i}" for i in range(1, 6))]),
+    moves=st.lists(effect_actions(TIGHT), min_size=50, max_size=400),
+)
+def test_random_sessions_with_the_cards_that_change_turns_and_spaces_keep_the_invariants(players, moves):
+    state = play_session(TIGHT, players, moves)
+    order = RULES.dump(state)
+    assert sorted(order["seats"]) == sorted(players) and set(order["skips"]) <= set(players)
 
 
 def test_a_long_session_stays_small_and_reaches_the_lockout_the_inner_circle_and_duels():

@@ -35,7 +35,7 @@ def test_the_menu_starts_a_game_with_default_options():
     assert box.root.menu.page == "players"
     press(box, "up")  # 3 players
     press(box, "ok")  # to the options
-    assert box.root.menu.entries() == ["START", "Names: Ann, Bob, Cid", "Forfeits: drinks", "Fail costs: none", "Blue card: rule"]
+    assert box.root.menu.entries() == ["START", "Names: Ann, Bob, Cid", "Forfeits: drinks", "Fail costs: card", "Blue card: rule"]
     press(box, "down")
     press(box, "down")
     press(box, "ok")  # forfeits -> points
@@ -45,7 +45,7 @@ def test_the_menu_starts_a_game_with_default_options():
     dump = box.dump(1.0)
     assert dump["game"] == "deck-of-death"
     assert dump["players"] == ["Ann", "Bob", "Cid"]
-    chosen = {"forfeits": "points", "fail_forfeit": "none", "blue_landing": "rule"}
+    chosen = {"forfeits": "points", "fail_forfeit": "card", "blue_landing": "rule"}
     assert dump["options"] == chosen
     assert box.journal.unfinished_game().options == chosen
 

@@ -1,12 +1,16 @@
 """Deck of Death cards: one CSV row `id,title,color,tier,effect,text` becomes a `Card`.
 
-Blue, orange, green and red cards carry a tier (1 to 3) and no effect; white cards
-carry no tier and an effect, `immunity` or `rule-creator`.
+Blue, orange, green and red cards carry a tier (1 to 3); white cards carry no tier and an
+effect, `immunity` or `rule-creator`. An orange, green or red card may carry an effect the box
+follows when the card is done (`TURN_EFFECTS`: play reverses, a turn is taken or skipped, seats
+are swapped, spaces cleared, a discarded card comes back, a duel, the next failure costs double). A card's text may end with
+what failing it costs ("Fail: 2 forfeits."), a blue rule's with what breaking it costs
+("Broken: 1 forfeit."); a card that says nothing costs its tier, a white card 3 (RULINGS 8a).
 
 >>> card = parse_card({"id": "dd1", "title": "No Pointing", "color": "Blue",
-...                    "tier": "1", "effect": "", "text": "Nobody may point."})
+...                    "tier": "1", "effect": "", "text": "Nobody may point. Broken: 2 forfeits."})
 >>> card.color, card.tier, card.forfeit, card.persistent
-('blue', 1, 1, True)
+('blue', 1, 2, True)
 
 The board goes with the deck: an outer ring with Start and arrow spaces, and the inner circle.
 
@@ -38,14 +42,20 @@ NAME = "deck-of-death"
 BUILTIN_BOARD = Path(__file__).resolve().parents[2] / "decks" / f"{NAME}.toml"
 COLUMNS = ("id", "title", "color", "tier", "effect", "text")
 COLORS = ("blue", "orange", "green", "red", "white")
-EFFECTS = ("immunity", "rule-creator")
+WHITE_EFFECTS = ("immunity", "rule-creator")
+# what an orange, green or red card does when it is done, that the box follows (docs/games/deck-of-death.md)
+TURN_EFFECTS = ("reverse", "hijack", "skip", "swap-seats", "clear", "clear-two", "recall", "duel", "double")
+EFFECTS = WHITE_EFFECTS + TURN_EFFECTS
+WHITE_COST = 3  # a white card says no cost: it costs 3 (RULINGS 8a)
+# the cost a card's text states, as its last sentence: "Fail: 2 forfeits." or "Broken: 1 forfeit."
+COST = re.compile(r"\b(?:Fail|Broken): ([1-9]) forfeits?\.?$")
 # A card's text that speaks of a token, the inner circle or moving by spaces: failing it may move a token
 MOVES_TOKENS = re.compile(r"\btokens?\b|\binner circle\b|\bmoves?\b.*\bspaces?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Card:
-    """A card as printed: `tier` is None and `effect` set only for white cards."""
+    """A card as printed: `tier` is None only for white cards, which always have an `effect`."""
 
     id: str
     title: str
@@ -55,9 +65,25 @@ class Card:
     text: str
 
     @property
+    def stated_cost(self) -> int | None:
+        """The forfeits its text says failing (or breaking) it costs, or None when it says none.
+
+        >>> Card("dd89", "Wall Sit", "green", 1, None, "Hold a wall sit for 20 seconds. Fail: 2 forfeits.").stated_cost
+        2
+        """
+        found = COST.search(self.text)
+        return int(found.group(1)) if found else None
+
+    @property
+    def tier_cost(self) -> int:
+        """Its tier in forfeits; a white card's 3."""
+        return self.tier or WHITE_COST
+
+    @property
     def forfeit(self) -> int:
-        """Drinks (or points) for failing this card's challenge: its tier, 1 for white cards."""
-        return self.tier or 1
+        """Forfeits for failing this card's challenge or breaking its rule: what it says, else its tier."""
+        stated = self.stated_cost
+        return self.tier_cost if stated is None else stated
 
     @property
     def persistent(self) -> bool:
@@ -76,6 +102,11 @@ class Card:
         return MOVES_TOKENS.search(self.text) is not None
 
     @property
+    def turn_effect(self) -> str | None:
+        """What the box follows when this orange, green or red card is done (`TURN_EFFECTS`), or None."""
+        return self.effect if self.effect in TURN_EFFECTS else None
+
+    @property
     def label(self) -> str:
         """Colour and tier for the screen, e.g. 'red T3' or 'white'."""
         return self.color if self.tier is None else f"{self.color} T{self.tier}"
@@ -88,16 +119,18 @@ def parse_card(values: dict[str, str]) -> Card:
         if values["tier"]:
             raise RowError("tier", f"a white card has no tier, found {values['tier']!r}")
         if not values["effect"]:
-            raise RowError("effect", f"a white card needs an effect: {' or '.join(EFFECTS)}")
-        effect: str | None = one_of(values, "effect", EFFECTS)
+            raise RowError("effect", f"a white card needs an effect: {' or '.join(WHITE_EFFECTS)}")
+        effect: str | None = one_of(values, "effect", WHITE_EFFECTS)
         tier = None
     else:
         if not values["tier"]:
             raise RowError("tier", f"a {color} card needs a tier 1 to 3")
         tier = whole_number(values, "tier", 1, 3)
-        if values["effect"]:
-            raise RowError("effect", f"only white cards have an effect, found {values['effect']!r}")
-        effect = None
+        effect = one_of(values, "effect", EFFECTS, allow_empty=True) or None
+        if effect in WHITE_EFFECTS:
+            raise RowError("effect", f"only white cards have the effect {effect!r}")
+        if effect is not None and color == "blue":
+            raise RowError("effect", f"a blue card is a rule: it has no effect, found {effect!r}")
     if not values["text"]:
         raise RowError("text", "empty text")
     return Card(values["id"], values["title"], color, tier, effect, values["text"])

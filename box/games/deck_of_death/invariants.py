@@ -2,7 +2,8 @@
 
 `check(state)`: tokens on their rings, one card a space and none on Start, a card either on
 the board or in the discard pile (once) or neither, a failure kept only in the failed phase (of
-a card that moves tokens), the dump
+a card that moves tokens), a duel only in the duel phases, an effect only while it is carried
+out, every player in one seat of the turn order, the dump
 JSON-ready and the screen within five lines of 21 characters. `check_step(before, action,
 after)`: laps and drinks only grow (laps by the mover's roll, never by a card's move), the lockout stays, at most one
 duel is won a step, and after enough chaos only scrolling. Both raise AssertionError.
@@ -15,7 +16,7 @@ from typing import Any
 
 from box.games.base import Action, Press, Roll
 from box.games.deck_of_death.rules import RULES
-from box.games.deck_of_death.state import Phase, State
+from box.games.deck_of_death.state import Phase, State, order_of
 from box.words import LINE_CHARS, TEXT_LINES
 
 
@@ -40,6 +41,16 @@ def check(state: State) -> dict[str, Any]:
     assert (state.phase is Phase.FAILED) == (state.failure is not None), "a failure only in the failed phase"
     if state.failure is not None:
         assert state.cards[state.failure.card].moves_tokens, "the failed phase for a card that moves no token"
+    duelling = (Phase.DUEL_STYLE, Phase.DUEL_ROLL, Phase.DUEL_WINNER)
+    assert (state.phase in duelling) == (state.duel is not None), "a duel only in the duel phases"
+    if state.effect is not None:
+        assert state.phase is Phase.EFFECT or state.phase in duelling, "an effect only while it is carried out"
+        assert state.cards[state.effect.card].turn_effect is not None
+    else:
+        assert state.phase is not Phase.EFFECT, "the effect phase with no effect"
+    order = order_of(state)
+    assert sorted(order.seats) == list(range(len(state.players))), "every player in one seat"
+    assert order.step in (1, -1) and all(0 <= p < len(state.players) for p in order.skips)
     data = RULES.dump(state)
     json.loads(json.dumps(data))
     assert data["over"] == RULES.is_over(state)

@@ -3,7 +3,9 @@
 A turn runs draw -> roll -> challenge (if the space holds a card) -> card -> the next
 player's draw, with detours for reactions, duels and the inner circle. A phase with one
 answer is not asked: a completed challenge's OK passes the turn (a card tapped on the
-challenge screen is the takeover), a failed one has nothing to place. The box cannot see hands:
+challenge screen is the takeover), a failed one has nothing to place. A done card that changes
+the turn order, clears spaces, takes a card back from the discard pile or starts a duel is
+carried out (RULINGS 6c), its choice made on the challenge screen. The box cannot see hands:
 it trusts the table for drawing and discarding and knows a card when it is tapped.
 Screens laid over any phase (the rules in play, the scores, a white card's picker)
 have their own table, `LAYERS`.
@@ -30,6 +32,7 @@ from box.games.deck_of_death import cards, events, screens
 from box.games.deck_of_death.cards import BUILTIN_BOARD, BoardDeck, load_board
 from box.games.deck_of_death.state import (
     CAST_INSIDE,
+    CLEARS,
     DUEL_STYLES,
     FIGURES,
     FORCED_EXIT_AFTER,
@@ -41,8 +44,10 @@ from box.games.deck_of_death.state import (
     MOVE_TOKEN,
     OPTIONS,
     PHONE,
+    PICKS_PLAYER,
     WAYS,
     Duel,
+    Effect,
     Failure,
     Layer,
     Overlay,
@@ -50,12 +55,30 @@ from box.games.deck_of_death.state import (
     Placed,
     State,
     Token,
+    chosen_here,
+    clear_choices,
+    cost,
     dump,
+    effect_choices,
     figures_of,
     forfeit,
     may_place,
+    next_player,
+    order_of,
+    other_players,
 )
-from box.games.kit import MOST_PLAYERS, Rulebook, Stage, deal_for, expect, moved, read_options, scroll, set_at
+from box.games.kit import (
+    MOST_PLAYERS,
+    Rulebook,
+    Stage,
+    deal_for,
+    expect,
+    moved,
+    read_options,
+    scroll,
+    set_at,
+    short_name,
+)
 
 HIGH_DIE, OTHER_GAME = 0, 1  # the duel styles, in DUEL_STYLES order
 MOVE, RESHUFFLE = 0, 1  # the table menu's items, in MENU_ITEMS order
@@ -72,17 +95,29 @@ def apply(state: State, action: Action) -> Step[State] | Rejected:
         return _overlay(state, action)
     if isinstance(action, Press) and action.long:
         return _long_press(state, action.button)
-    if isinstance(action, Press) and action.button in ("up", "down") and state.phase in MENU_PHASES:
+    if isinstance(action, Press) and action.button in ("up", "down") and _opens_menu(state):
         return Step(replace(state, overlay=Overlay(Layer.MENU)), (Sound.CLICK,))
     if isinstance(action, Tap) and action.card in state.discard:
-        return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
+        if not _recalling(state):
+            return Rejected(f"{state.cards[action.card].title[:20]} is discarded")
+        return PHASES[state.phase].handle(state, action)  # Wild Vote: the card taken back, white or not
     if isinstance(action, Tap) and _is_white_in_hand(state, action.card):
         return _white(state, action.card)
+    if isinstance(action, Tap) and _is_rule_tapped(state, action.card):
+        return _rule_broken(state, action.card)
     if isinstance(action, Roll) and not _wants_roll(state):
         return Rejected("No dice now")
     if isinstance(action, Tap) and action.card not in state.cards:
         return Rejected("Not a Deck of Death card")
     return PHASES[state.phase].handle(state, action)
+
+
+def _opens_menu(state: State) -> bool:
+    """Short UP/DOWN opens the table menu in these phases, but on the challenge of a card whose
+    effect asks a choice (a player, a space) they move that choice."""
+    if state.phase is Phase.CHALLENGE:
+        return not chosen_here(state)
+    return state.phase in MENU_PHASES
 
 
 def view(state: State) -> View:
@@ -126,6 +161,24 @@ def _is_white_in_hand(state: State, card_id: str) -> bool:
     return card is not None and card.color == "white" and state.slot_of(card_id) is None
 
 
+def _is_rule_tapped(state: State, card_id: str) -> bool:
+    """A rule on the board (blue, Rule Creator) tapped to say it was broken: not the card on the
+    token's space while it is the challenge (that tap reacts), nor a card a clearing effect takes off."""
+    card, on = state.cards.get(card_id), state.slot_of(card_id)
+    if card is None or not card.persistent or on is None:
+        return False
+    if on == state.slot and state.phase in (Phase.CHALLENGE, Phase.REACT, Phase.REFLECTED):
+        return False
+    return not _clearing(state)
+
+
+def _rule_broken(state: State, card_id: str) -> Step[State] | Rejected:
+    """A rule was broken: who broke it? (the current player first)."""
+    if cost(state, card_id) is None:
+        return Rejected("Fail costs: none: the table counts")
+    return Step(replace(state, overlay=Overlay(Layer.BROKEN, state.turn, card_id)), (Sound.CLICK,))
+
+
 def _white(state: State, card_id: str) -> Step[State] | Rejected:
     """A white card can be played at any time: open its picker."""
     card = state.cards[card_id]
@@ -166,11 +219,14 @@ def _listing(state: State, action: Action) -> Step[State] | Rejected:
 
 
 def _chaos(state: State, action: Action) -> Step[State] | Rejected:
-    """Enough chaos? OK ends the session, BACK goes on."""
+    """Enough chaos? OK ends the session (whatever was under way with it), BACK goes on."""
     _, button = _opened(state, action)
     if button == "ok":
         return Step(
-            replace(state, overlay=None, phase=Phase.OVER, cursor=0, notice="Yeah... that's enough chaos"),
+            replace(
+                state, overlay=None, phase=Phase.OVER, cursor=0, failure=None, duel=None, effect=None,
+                notice="Yeah... that's enough chaos",
+            ),
             (Sound.FANFARE,),
         )
     if button == "back":
@@ -201,6 +257,24 @@ def _immunity_pick(state: State, action: Action) -> Step[State] | Rejected:
     immune = set_at(state.immune, overlay.cursor, True)
     state = _discarded(replace(state, immune=immune, overlay=None, notice=f"{name} immune to next turn"), overlay.card)
     return Step(state, (Sound.RIGHT,))
+
+
+def _broken_pick(state: State, action: Action) -> Step[State] | Rejected:
+    """Who broke the rule: UP/DOWN, OK counts the rule's cost to that player; BACK: nobody."""
+    overlay, button = _opened(state, action)
+    if button in ("up", "down"):
+        cursor = moved(overlay.cursor, len(state.players), button)
+        return Step(replace(state, overlay=replace(overlay, cursor=cursor)), (Sound.CLICK,))
+    if button == "back":
+        return Step(replace(state, overlay=None), (Sound.CLICK,))
+    if button != "ok":
+        return Rejected("Pick who broke it, then OK")
+    assert overlay.card is not None
+    name, count = state.players[overlay.cursor], cost(state, overlay.card) or 0
+    if state.immune[overlay.cursor]:
+        return Rejected(f"{short_name(name, 20)} is immune")
+    drunk, _ = _drink(replace(state, overlay=None), (overlay.cursor,), count)
+    return Step(replace(drunk, notice=f"{short_name(name, 8)} broke it: {forfeit(state, count)}"), (Sound.WRONG,))
 
 
 def _rule_creator_pick(state: State, action: Action) -> Step[State] | Rejected:
@@ -326,6 +400,7 @@ LAYERS: dict[Layer, Stage[State]] = {
     Layer.RULE_CREATOR: Stage(_rule_creator_pick, screens.rule_creator),
     Layer.MENU: Stage(_menu, screens.menu),
     Layer.MOVE: Stage(_move_pick, screens.move),
+    Layer.BROKEN: Stage(_broken_pick, screens.broken),
 }
 
 
@@ -430,14 +505,26 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     placed = state.spaces[state.slot]
     assert placed is not None
     card = state.cards[placed.card]
-    if action == Press("ok"):  # completed, and no takeover: the turn passes
-        return Step(_next_turn(replace(state, completed=True, notice="Challenge completed")), (Sound.RIGHT,))
+    choices = chosen_here(state)
+    if action in (Press("up"), Press("down")) and choices:  # the effect's choice, made before OK
+        return Step(replace(state, cursor=moved(state.cursor, len(choices), expect(action, Press).button)), (Sound.CLICK,))
+    if action == Press("ok"):  # completed, and no takeover: the turn passes (after the card's effect)
+        done = replace(state, completed=True, notice="Challenge completed")
+        if card.turn_effect is not None:
+            return _carry_out(done, Effect(placed.card, state.turn), chosen=True)
+        return Step(_next_turn(done), (Sound.RIGHT,))
     if action == Press("back"):
-        state, notice = _failed(state, state.turn, card.forfeit, "Failed")
+        state, notice = _failed(state, state.turn, placed.card, "Failed")
         return Step(_after_failure(replace(state, completed=False, notice=notice), state.turn, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         if action.card != placed.card:  # another card: completed, and it tries to take the space over
-            return _card_tap(replace(state, completed=True, notice="Challenge completed"), action)
+            done = replace(state, completed=True, notice="Challenge completed")
+            recalled = card.turn_effect == "recall" and action.card in state.discard  # done: this card back
+            if recalled or (card.turn_effect in CLEARS and state.slot_of(action.card) is not None):  # done: clear it
+                return _effect(replace(done, phase=Phase.EFFECT, effect=Effect(placed.card, state.turn)), action)
+            if card.turn_effect is not None and _placeable(state, action.card):
+                return _carry_out(done, Effect(placed.card, state.turn, then=action.card), chosen=True)
+            return _card_tap(done, action)
         if state.reacted:
             return Rejected("One reaction per challenge")
         if placed.owner == state.turn:
@@ -448,12 +535,19 @@ def _challenge(state: State, action: Action) -> Step[State] | Rejected:
     return _wrong_time(action, "OK done, BACK failed")
 
 
-def _failed(state: State, player: int, cost: int, said: str) -> tuple[State, str]:
-    """A failed challenge: what the card says, settled by the table; its tier too with fail_forfeit=tier."""
-    if state.fail_forfeit != "tier":
+def _failed(state: State, player: int, card_id: str, said: str) -> tuple[State, str]:
+    """A failed challenge costs `player` what the card says (RULINGS 8a), else its tier; nothing
+    the box counts with fail_forfeit=none."""
+    count = cost(state, card_id)
+    if count is None:
         return state, f"{said}: as the card says"
-    state, skipped = _drink(state, (player,), cost)
-    return state, f"{said}, but immune" if skipped else f"{said}: {forfeit(state, cost)}"
+    if state.immune[player]:
+        return state, f"{said}, but immune"
+    if player in state.doubled:  # Double Trouble: this failure costs double
+        count *= 2
+        state = replace(state, doubled=tuple(p for p in state.doubled if p != player))
+    state, _ = _drink(state, (player,), count)
+    return state, f"{said}: {forfeit(state, count)}"
 
 
 def _after_failure(state: State, player: int, card_id: str) -> State:
@@ -527,9 +621,11 @@ def _reflected(state: State, action: Action) -> Step[State] | Rejected:
     owner = state.players[placed.owner]
     cleared = _discarded(replace(state, phase=Phase.CARD, spaces=set_at(state.spaces, state.slot, None)), placed.card)
     if action == Press("ok"):
+        if card.turn_effect is not None:  # the owner carries it out; the card leaves the space after
+            return _carry_out(replace(state, notice=f"{owner} does it"), Effect(placed.card, placed.owner))
         return Step(_card_phase(replace(cleared, notice=f"{owner} did it")), (Sound.RIGHT,))
     if action == Press("back"):
-        cleared, notice = _failed(cleared, placed.owner, card.forfeit, f"{owner} failed")
+        cleared, notice = _failed(cleared, placed.owner, placed.card, f"{owner} failed")
         return Step(_after_failure(replace(cleared, notice=notice), placed.owner, placed.card), (Sound.WRONG,))
     if isinstance(action, Tap):
         return Rejected("One reaction per challenge")
@@ -571,9 +667,15 @@ def _card_tap(state: State, action: Tap) -> Step[State] | Rejected:
         state = _place(state, slot, Placed(action.card, state.turn))
         return Step(_next_turn(replace(state, notice=f"Takeover: {old.title} out")), (Sound.RIGHT,))
     defender = state.players[placed.owner]
+    if state.immune[placed.owner]:  # a duel is a challenge, which the immune ignore (RULINGS 5)
+        return Rejected(f"{short_name(defender, 12)} is immune: no duel")
     return Step(
         replace(
-            state, phase=Phase.DUEL_STYLE, duel=Duel(action.card), cursor=HIGH_DIE, notice=f"Duel with {defender}!"
+            state,
+            phase=Phase.DUEL_STYLE,
+            duel=Duel(state.turn, placed.owner, action.card),
+            cursor=HIGH_DIE,
+            notice=f"Duel with {defender}!",
         ),
         (Sound.CLICK,),
     )
@@ -599,6 +701,8 @@ def _duel_style(state: State, action: Action) -> Step[State] | Rejected:
         duel = replace(state.duel, rolls=())
         return Step(replace(state, phase=phase, duel=duel, cursor=0, notice=""), (Sound.CLICK,))
     if action == Press("back"):
+        if expect(state.duel, Duel).card is None:  # a card's duel dropped: the effect is done
+            return Step(_done(replace(state, duel=None, cursor=0, notice="No duel")), (Sound.CLICK,))
         return Step(replace(state, phase=Phase.CARD, duel=None, cursor=0, notice="No takeover"), (Sound.CLICK,))
     return _wrong_time(action, "Defender: pick, then OK")
 
@@ -634,15 +738,160 @@ def _duel_winner(state: State, action: Action) -> Step[State] | Rejected:
 
 
 def _duel_over(state: State, challenger_won: bool, score: str) -> Step[State]:
-    """The winner's card stays on the space, the loser's is discarded."""
-    duel, slot = state.duel, state.slot
-    placed = state.spaces[slot]
-    assert duel is not None and placed is not None
-    winner = state.turn if challenger_won else placed.owner
+    """The winner's `duels_won` grows; in a takeover the winner's card stays on the space, the
+    loser's is discarded; a card's duel (Ambush) then finishes its effect."""
+    duel = expect(state.duel, Duel)
+    winner = duel.challenger if challenger_won else duel.defender
     state = replace(state, duels_won=set_at(state.duels_won, winner, state.duels_won[winner] + 1))
-    state = _place(state, slot, Placed(duel.card, state.turn)) if challenger_won else _discarded(state, duel.card)
-    name = state.players[winner]
-    return Step(_next_turn(replace(state, duel=None, cursor=0, notice=f"{name} wins{score}")), (Sound.FANFARE,))
+    state = replace(state, duel=None, cursor=0, notice=f"{state.players[winner]} wins{score}")
+    if duel.card is None:
+        return Step(_done(state), (Sound.FANFARE,))
+    if challenger_won:
+        state = _place(state, state.slot, Placed(duel.card, duel.challenger))
+    else:
+        state = _discarded(state, duel.card)
+    return Step(_next_turn(state), (Sound.FANFARE,))
+
+
+# -- a done card's effect: the turn order, the board, the discard pile, a duel (RULINGS 6c) --
+
+
+def _carry_out(state: State, effect: Effect, chosen: bool = False) -> Step[State] | Rejected:
+    """A done card's effect: the turn order changes at once (Reverse, Hijack); a choice made on the
+    challenge screen (`chosen`: the cursor there) is carried out; any other choice opens the effect
+    phase (whose turn, which space, which discarded card), unless there is nothing to choose."""
+    what = expect(state.cards[effect.card].turn_effect, str)
+    if what == "reverse":
+        order = order_of(state)
+        turned = replace(order, step=-order.step, until=effect.player if order.step == 1 else None)
+        said = "Play passes the other way" if order.step == 1 else "Play passes clockwise"
+        return Step(_done(replace(state, order=turned, effect=effect, notice=said)), (Sound.RIGHT,))
+    if what == "double":
+        doubled = replace(state, doubled=tuple(sorted({*state.doubled, effect.player})), effect=effect)
+        notice = _name_of(state, effect.player, ": next fail double")
+        return Step(_done(replace(doubled, notice=notice)), (Sound.RIGHT,))
+    if what == "hijack":
+        hijacked = replace(order_of(state), hijacker=effect.player)
+        notice = _name_of(state, effect.player, " takes the next turn")
+        return Step(_done(replace(state, order=hijacked, effect=effect, notice=notice)), (Sound.RIGHT,))
+    if (what in CLEARS and not clear_choices(state, effect)) or (what == "recall" and not state.discard):
+        return Step(_done(replace(state, effect=effect, notice=_name_of(state, effect.player, ": nothing to do"))), (Sound.CLICK,))
+    if what in PICKS_PLAYER and not other_players(state, effect):
+        return Step(_done(replace(state, effect=effect)), (Sound.CLICK,))
+    opened = replace(state, phase=Phase.EFFECT, effect=effect, cursor=state.cursor if chosen else 0)
+    if chosen and what != "recall":
+        return _effect(opened, Press("ok"))
+    return Step(opened, (Sound.CLICK,))
+
+
+def _name_of(state: State, player: int, after: str) -> str:
+    """A notice about a player: 'Ann takes the next turn'."""
+    return f"{short_name(state.players[player], 10)}{after}"
+
+
+def _effect_here(state: State) -> str | None:
+    """The effect being carried out (the effect phase), or of the card whose challenge is on screen."""
+    if state.phase is Phase.CHALLENGE:
+        placed = state.spaces[state.slot]
+        return state.cards[placed.card].turn_effect if placed is not None else None
+    return state.cards[state.effect.card].turn_effect if state.phase is Phase.EFFECT and state.effect else None
+
+
+def _recalling(state: State) -> bool:
+    """A card that brings a discarded card back to a hand: a discarded card's tap names it."""
+    return _effect_here(state) == "recall"
+
+
+def _clearing(state: State) -> bool:
+    """A card that clears cards off spaces: a tap of a card on the board clears it."""
+    return _effect_here(state) in CLEARS
+
+
+def _placeable(state: State, card_id: str) -> bool:
+    """A card that could be played onto a space: known, not on the board, not discarded."""
+    return card_id in state.cards and state.slot_of(card_id) is None and card_id not in state.discard
+
+
+def _effect(state: State, action: Action) -> Step[State] | Rejected:
+    """The effect's choice: UP/DOWN and OK pick a player or a space; a tap clears a card on the
+    board or names the discarded card the table picked; BACK goes back to the card (nothing done)."""
+    effect = expect(state.effect, Effect)
+    what = expect(state.cards[effect.card].turn_effect, str)
+    choices = effect_choices(state, effect)
+    if action in (Press("up"), Press("down")) and choices:
+        return Step(replace(state, cursor=moved(state.cursor, len(choices), expect(action, Press).button)), (Sound.CLICK,))
+    if action == Press("back"):
+        if effect.cleared:
+            return Rejected("Pick the second space, then OK")
+        phase = Phase.CHALLENGE if effect.player == state.turn else Phase.REFLECTED
+        return Step(replace(state, phase=phase, effect=None, cursor=0, completed=False, notice=""), (Sound.CLICK,))
+    if what == "recall":
+        if action == Press("ok"):  # a card the box did not see discarded
+            return Step(_done(replace(state, notice="Card back to a hand")), (Sound.RIGHT,))
+        if isinstance(action, Tap) and action.card in state.discard:
+            back = tuple(card for card in state.discard if card != action.card)
+            notice = f"{state.cards[action.card].title[:12]} back to a hand"
+            return Step(_done(replace(state, discard=back, notice=notice)), (Sound.RIGHT,))
+        return _wrong_time(action, "Tap the card picked, or OK")
+    if what in CLEARS:
+        if isinstance(action, Tap) and state.slot_of(action.card) is not None:
+            return _clear(state, effect, expect(state.slot_of(action.card), int))
+        if action == Press("ok"):
+            return _clear(state, effect, choices[min(state.cursor, len(choices) - 1)])
+        return _wrong_time(action, "Pick a space, OK (or tap)")
+    if action != Press("ok"):
+        return _wrong_time(action, "Pick a player, then OK")
+    chosen = choices[min(state.cursor, len(choices) - 1)]
+    name = state.players[chosen]
+    if state.immune[chosen]:
+        return Rejected(f"{short_name(name, 20)} is immune")
+    order = order_of(state)
+    if what == "skip":
+        skipping = replace(order, skips=(*order.skips, chosen))
+        return Step(_done(replace(state, order=skipping, notice=_name_of(state, chosen, " skips a turn"))), (Sound.RIGHT,))
+    if what == "swap-seats":
+        seats = list(order.seats)
+        a, b = seats.index(effect.player), seats.index(chosen)
+        seats[a], seats[b] = seats[b], seats[a]
+        notice = _name_of(state, chosen, " swapped seats")
+        return Step(_done(replace(state, order=replace(order, seats=tuple(seats)), notice=notice)), (Sound.RIGHT,))
+    duel = Duel(effect.player, chosen)
+    notice = f"Duel with {short_name(name, 12)}!"
+    return Step(replace(state, phase=Phase.DUEL_STYLE, duel=duel, cursor=HIGH_DIE, notice=notice), (Sound.CLICK,))
+
+
+def _clear(state: State, effect: Effect, slot: int) -> Step[State] | Rejected:
+    """A card off its space to the discard pile (an immune owner's card stays); the second space
+    of a card that clears two, or the effect is done."""
+    placed = expect(state.spaces[slot], Placed)
+    if placed.owner != effect.player and state.immune[placed.owner]:
+        return Rejected(f"{short_name(state.players[placed.owner], 20)} is immune")
+    cleared = _discarded(replace(state, spaces=set_at(state.spaces, slot, None)), placed.card)
+    notice = f"{state.cards[placed.card].title[:12]} off {state.where(slot)}"
+    effect = replace(effect, cleared=effect.cleared + 1)
+    cleared = replace(cleared, effect=effect, notice=notice, cursor=0)
+    if effect.cleared < CLEARS[expect(state.cards[effect.card].turn_effect, str)] and clear_choices(cleared, effect):
+        return Step(cleared, (Sound.CLICK,))
+    return Step(_done(cleared), (Sound.RIGHT,))
+
+
+def _done(state: State) -> State:
+    """The effect carried out. After a reflect the attacking card leaves its space (if still on it)
+    and the card phase follows; otherwise a card tapped for the space tries the takeover, the
+    emptied space may be seeded, or the turn passes (as a completed challenge's OK)."""
+    effect = expect(state.effect, Effect)
+    state = replace(state, effect=None, phase=Phase.CARD, cursor=0)
+    placed = state.spaces[state.slot]
+    if effect.player != state.turn:
+        if placed is not None and placed.card == effect.card:
+            state = _discarded(replace(state, spaces=set_at(state.spaces, state.slot, None)), effect.card)
+        return _card_phase(replace(state, completed=False))
+    if effect.then is not None:
+        tried = _card_tap(replace(state, completed=True), Tap("middle", effect.then))
+        return tried.state if isinstance(tried, Step) else replace(state, completed=True, notice=tried.reason)
+    if placed is None:
+        return _card_phase(state)
+    return _next_turn(state)
 
 
 def _card_phase(state: State) -> State:
@@ -656,11 +905,15 @@ def _card_phase(state: State) -> State:
 
 
 def _next_turn(state: State) -> State:
-    """The next player's draw screen (their immunity ends as their turn begins); it reminds `before` to discard."""
-    turn = (state.turn + 1) % len(state.players)
+    """The next player's draw screen, by the turn order (`next_player`); their immunity ends as
+    their turn begins; it reminds `before` to discard."""
+    turn, at, order = next_player(state)
     return replace(
         state,
         turn=turn,
+        at=at,
+        order=order,
+        effect=None,
         before=state.turn,
         phase=Phase.DRAW,
         immune=set_at(state.immune, turn, False),
@@ -702,6 +955,7 @@ PHASES: dict[Phase, Stage[State]] = {
     Phase.DUEL_STYLE: Stage(_duel_style, screens.duel_style),
     Phase.DUEL_ROLL: Stage(_duel_roll, screens.duel_roll),
     Phase.DUEL_WINNER: Stage(_duel_winner, screens.duel_winner),
+    Phase.EFFECT: Stage(_effect, screens.effect),
     Phase.OVER: Stage(_over, screens.over),
 }
 

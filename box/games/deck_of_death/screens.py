@@ -7,19 +7,26 @@ from collections.abc import Callable
 
 from box.games.base import View
 from box.games.deck_of_death.state import (
+    CLEARS,
     DUEL_STYLES,
     FORCED_EXIT_AFTER,
     FORCED_EXIT_DRINKS,
     MENU_ITEMS,
     WAYS,
+    Duel,
+    Effect,
     Failure,
     Overlay,
     Placed,
     State,
+    chosen_here,
+    clear_choices,
+    cost,
     forfeit,
     may_place,
+    other_players,
 )
-from box.games.kit import Picker, expect, name_line, short_name, short_person, window
+from box.games.kit import Picker, expect, fit, name_line, short_name, short_person, window
 from box.words import LINE_CHARS, TEXT_LINES
 
 
@@ -86,9 +93,20 @@ def _on_space(screen: Callable[[State, Placed, tuple[str, str]], View]) -> Calla
 def challenge(state: State, placed: Placed, head: tuple[str, str]) -> View:
     """OK: done (the turn passes), BACK: failed; tapping the card on the space reacts, tapping
     another card says "done" and takes the space over with it."""
-    cost = state.cards[placed.card].forfeit
-    fail = f"BACK failed: {forfeit(state, cost)}" if state.fail_forfeit == "tier" else "BACK failed: see card"
+    count = cost(state, placed.card)
+    fail = "BACK failed: see card" if count is None else f"BACK failed: {forfeit(state, count)}"
+    choices = chosen_here(state)
+    if choices:  # the effect's choice is made here: OK carries it out
+        chosen = choices[min(state.cursor, len(choices) - 1)]
+        what = state.cards[placed.card].turn_effect or ""
+        if what in CLEARS:
+            return _phase(state, (*head, f"OK: clear {state.where(chosen)}", "UP/DOWN: which", fail), scrolling=(0,))
+        before, after = CHOICES[what]
+        return _phase(state, (*head, name_line(before, state.players[chosen], after), "UP/DOWN: who", fail), scrolling=(0,))
     return _phase(state, (*head, "OK done  DOWN: menu", fail, "Tap: react or replace"), scrolling=(0,))
+
+
+CHOICES = {"skip": ("OK: ", " skips"), "swap-seats": ("OK: swap with ", ""), "duel": ("OK: duel ", "")}
 
 
 @_on_space
@@ -119,23 +137,46 @@ def card(state: State, placed: Placed, head: tuple[str, str]) -> View:
     return _phase(state, (*head, _where(state), action, "OK: done  DOWN: menu"), scrolling=(0,))
 
 
-@_on_space
-def duel_style(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    defends = name_line("", state.players[placed.owner], " defends:")
+def duel_style(state: State) -> View:
+    duel = expect(state.duel, Duel)
+    defends = name_line("", state.players[duel.defender], " defends:")
     return _phase(state, (defends, *DUEL_STYLES, "OK: choose BACK: drop"), 1 + state.cursor)
 
 
-@_on_space
-def duel_roll(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    duel = state.duel
-    assert duel is not None
-    who = state.players[state.turn] if not duel.rolls else state.players[placed.owner]
+def duel_roll(state: State) -> View:
+    duel = expect(state.duel, Duel)
+    who = state.players[duel.challenger if not duel.rolls else duel.defender]
     return _phase(state, ("High-Die Roll", name_line("", who, " presses ROLL"), *(f"Challenger: {r}" for r in duel.rolls)))
 
 
-@_on_space
-def duel_winner(state: State, placed: Placed, head: tuple[str, str]) -> View:
-    return _phase(state, (state.players[state.turn], state.players[placed.owner], "Who won? OK"), state.cursor)
+def duel_winner(state: State) -> View:
+    duel = expect(state.duel, Duel)
+    return _phase(state, (state.players[duel.challenger], state.players[duel.defender], "Who won? OK"), state.cursor)
+
+
+QUESTIONS = {  # a done card's effect: what the effect phase asks
+    "skip": ": who skips?",
+    "swap-seats": ": with who?",
+    "duel": ": duel whom?",
+    "clear": ": clear?",
+    "clear-two": ": clear?",
+}
+
+
+def effect(state: State) -> View:
+    """A done card's choice: another player (next to play first), a space (nearest first; a tap of
+    its card clears it too), or the discarded card the table picked (a tap)."""
+    doing = expect(state.effect, Effect)
+    card = state.cards[doing.card]
+    what = card.turn_effect or ""
+    if what == "recall":
+        lines = ("Tap the card the", "table picked from", "the discard pile", "OK: another card", "BACK: not done")
+        return View(fit(card.title), lines)
+    title = f"{short_person(card.title, LINE_CHARS - len(QUESTIONS[what]))}{QUESTIONS[what]}"
+    if what in ("clear", "clear-two"):
+        slots = clear_choices(state, doing)
+        return _picker(title, tuple(_space_name(state, slot) for slot in slots), state.cursor, free=True)
+    return _picker(title, tuple(state.players[p] for p in other_players(state, doing)), state.cursor)
 
 
 # -- the screens laid over a phase ----------------------------------------------------------
@@ -185,6 +226,13 @@ def move(state: State) -> View:
     steps = overlay.cursor + 1
     lines = (f"< {steps} space{'s' if steps > 1 else ''} >", "UP/DOWN: how many", "OK: move BACK: back")
     return View(name_line("", name, f" {WAYS[overlay.way].lower()}"), lines)
+
+
+def broken(state: State) -> View:
+    """A rule tapped: who broke it (the cost in the title)?"""
+    overlay = expect(state.overlay, Overlay)
+    count = cost(state, overlay.card or "") or 0
+    return _picker(f"Broke it: {forfeit(state, count)}"[:LINE_CHARS], state.players, overlay.cursor)
 
 
 def _token_where(state: State, player: int) -> str:

@@ -19,10 +19,11 @@ OPTIONS = (
         "forfeits", "Forfeits", "drinks", ("drinks", "points"),
         help="Whether a forfeit is a drink or, for a table that does not drink, a penalty point.",
     ),
-    # House rules for penalties the rulebook does not state; the book's reading comes first.
+    # RULINGS 8a: failing a challenge or breaking a rule costs what the card says, else its tier
     Option(
-        "fail_forfeit", "Fail costs", "none", ("none", "tier"),
-        help="House rule: a failed challenge costs nothing the box counts (none) or the card's tier in drinks.",
+        "fail_forfeit", "Fail costs", "card", ("card", "tier", "none"),
+        help="What a failed challenge or a broken rule costs: what the card says (card), always its tier (tier), "
+        "or nothing the box counts (none).",
     ),
     Option(
         "blue_landing", "Blue card", "rule", ("rule", "challenge"),
@@ -60,6 +61,7 @@ class Phase(Word):
     DUEL_STYLE = "duel-style"  # the defender picks High-Die Roll or another minigame
     DUEL_ROLL = "duel-roll"  # High-Die Roll: challenger rolls, then defender
     DUEL_WINNER = "duel-winner"  # another minigame: who won?
+    EFFECT = "effect"  # a done card's effect that needs a choice: whose turn, which space, which card
     OVER = "over"  # "enough chaos": the session's figures
 
 
@@ -73,6 +75,7 @@ class Layer(Word):
     RULE_CREATOR = "rule-creator"  # a tapped Rule Creator card: which space, then whose
     MENU = "menu"  # short UP/DOWN: move a token, reshuffle the discards
     MOVE = "move"  # a card moved a token: whose, which way, how far
+    BROKEN = "broken"  # a rule on the board was tapped: who broke it?
 
 
 @dataclass(frozen=True)
@@ -94,10 +97,39 @@ class Placed:
 
 @dataclass(frozen=True)
 class Duel:
-    """A hostile takeover: the challenger's card and the High-Die totals rolled so far."""
+    """A duel: who challenges whom, the challenger's card for the space (None for a duel a card
+    starts, which only counts who wins) and the High-Die totals rolled so far."""
+
+    challenger: int
+    defender: int
+    card: str | None = None
+    rolls: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Order:
+    """Whose turn comes next: the players round the table clockwise (`seats`, player indices), the
+    way play passes (1 clockwise, -1 the other way), the player whose next turn sets it clockwise
+    again, the players who skip their next turn (once per entry), and a player who plays the next
+    turn in its player's stead (`hijacker`)."""
+
+    seats: tuple[int, ...]
+    step: int = 1
+    until: int | None = None
+    skips: tuple[int, ...] = ()
+    hijacker: int | None = None
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A done card's effect being carried out: the card, the player it is for (the one who landed,
+    or its owner after a reflect), the spaces cleared so far, and a card tapped to take the space
+    over once the effect is done."""
 
     card: str
-    rolls: tuple[int, ...] = ()
+    player: int
+    cleared: int = 0
+    then: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +171,11 @@ class State:
     spaces: tuple[Placed | None, ...]
     lockout: bool = False
     discard: tuple[str, ...] = ()  # the discard pile the box saw, oldest first (emptied by a reshuffle)
-    fail_forfeit: str = "none"  # house rule: "tier" makes a failed challenge cost its tier
+    order: Order | None = None  # None: clockwise in seating order, nobody skipping (see `order_of`)
+    at: int | None = None  # whose turn by the order, when another player plays it (a hijack)
+    effect: Effect | None = None  # in the effect phase: the effect being carried out
+    doubled: tuple[int, ...] = ()  # players whose next failed challenge costs double (Double Trouble)
+    fail_forfeit: str = "card"  # RULINGS 8a: "card" its stated cost (else tier), "tier", "none"
     blue_landing: str = "rule"  # house rule: "challenge" makes a blue card a challenge one can react to
     completed: bool = False  # the current challenge was completed: a replacement is allowed
     reacted: bool = False  # a reaction was played in this turn's challenge
@@ -173,11 +209,97 @@ class State:
         return None
 
 
+def order_of(state: State) -> Order:
+    """The turn order (a new session's: clockwise in seating order)."""
+    return state.order if state.order is not None else Order(tuple(range(len(state.players))))
+
+
+def next_player(state: State) -> tuple[int, int | None, Order]:
+    """Who plays the next turn, whose turn it is by the order when that differs (a hijack), and
+    the order after it: play passes by `step` from the seat of the turn being played, a reverse
+    ends as its player's turn comes, a skip uses up that player's turn."""
+    order = order_of(state)
+    seats, step, until, skips = order.seats, order.step, order.until, list(order.skips)
+    seat = seats.index(state.at if state.at is not None else state.turn)
+    while True:
+        seat = (seat + step) % len(seats)
+        player = seats[seat]
+        if player == until:
+            step, until = 1, None
+        if player not in skips:
+            break
+        skips.remove(player)
+    hijacker = order_of(state).hijacker
+    order = Order(seats, step, until, tuple(skips))
+    if hijacker is None or hijacker == player:
+        return player, None, order
+    return hijacker, player, order
+
+
+def other_players(state: State, effect: Effect) -> tuple[int, ...]:
+    """The other players, in the order they play from the effect's player (the next one first)."""
+    order = order_of(state)
+    seats = order.seats
+    seat = seats.index(effect.player)
+    return tuple(seats[(seat + order.step * n) % len(seats)] for n in range(1, len(seats)))
+
+
+def clear_choices(state: State, effect: Effect) -> tuple[int, ...]:
+    """The slots holding a card, nearest the effect player's token first (its own space last)."""
+    token, board = state.tokens[effect.player], state.board
+    here = board.slot(token.ring, token.space)
+
+    def distance(slot: int) -> tuple[int, int]:
+        if slot == here:
+            return (2, 0)
+        ring, size, space = ("outer", board.outer, slot) if slot < board.outer else ("inner", board.inner, slot - board.outer)
+        if ring != token.ring:
+            return (1, slot)
+        ahead = (space - token.space) % size
+        return (0, min(ahead, size - ahead) * 2 + (ahead > size - ahead))
+
+    return tuple(sorted((slot for slot, placed in enumerate(state.spaces) if placed is not None), key=distance))
+
+
+PICKS_PLAYER = ("skip", "swap-seats", "duel")  # effects that ask which other player
+CLEARS = {"clear": 1, "clear-two": 2}  # effects that clear cards off spaces, and how many
+
+
+def effect_choices(state: State, effect: Effect) -> tuple[int, ...]:
+    """What the effect's cursor picks from: other players, or slots (nearest first); () for none."""
+    what = state.cards[effect.card].turn_effect
+    if what in CLEARS:
+        return clear_choices(state, effect)
+    return other_players(state, effect) if what in PICKS_PLAYER else ()
+
+
+def chosen_here(state: State) -> tuple[int, ...] | None:
+    """On the challenge of a card whose effect asks a player or a space: the choices, which the
+    challenge screen's UP/DOWN move through (OK carries it out); None on any other screen."""
+    if state.phase is not Phase.CHALLENGE:
+        return None
+    placed = state.spaces[state.slot]
+    if placed is None:
+        return None
+    what = state.cards[placed.card].turn_effect
+    if what not in PICKS_PLAYER and what not in CLEARS:
+        return None
+    return effect_choices(state, Effect(placed.card, state.turn))
+
+
 def may_place(state: State) -> bool:
     """Whether the card phase on the token's space has a choice: an empty space (unless the board is
     locked), or an occupied one after its challenge was completed."""
     placed = state.spaces[state.slot]
     return not state.lockout if placed is None else state.completed
+
+
+def cost(state: State, card_id: str) -> int | None:
+    """What failing the card (or breaking its rule) costs under the `fail_forfeit` rule; None: the table's count."""
+    card = state.cards[card_id]
+    if state.fail_forfeit == "none":
+        return None
+    return card.tier_cost if state.fail_forfeit == "tier" else card.forfeit
 
 
 def forfeit(state: State, count: int) -> str:
@@ -191,6 +313,7 @@ def dump(state: State) -> dict[str, Any]:
     names = state.players
     board = state.board
     over = state.phase is Phase.OVER
+    order = order_of(state)
     return {
         "current_player": None if over else names[state.turn],
         "over": over,
@@ -211,6 +334,11 @@ def dump(state: State) -> dict[str, Any]:
         "immune": [n for n, immune in zip(names, state.immune) if immune],
         "persistent": [p.card for p in state.spaces if p is not None and state.cards[p.card].persistent],
         "discard_pile": list(state.discard),
+        "seats": [names[player] for player in order.seats],
+        "direction": "clockwise" if order.step == 1 else "anticlockwise",
+        "skips": [names[player] for player in order.skips],
+        "next_player": None if over else names[next_player(state)[0]],
+        "doubled": [names[player] for player in state.doubled],
     }
 
 
