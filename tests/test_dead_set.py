@@ -335,6 +335,14 @@ def test_nobody_with_no_cards_is_the_highest():
     }
 
 
+def test_a_player_who_collected_no_card_takes_no_high_bonus_even_when_everyone_else_bust():
+    state = reveal_ready((), ("ds90", "ds80", "ds40"))  # Ann sticks at once; Bob busts (RULINGS Dead Set 7)
+    state = play(state, tap("ds90"), tap("ds80"), tap("ds40"))
+    assert dump(state)["round"] == 2 and dump(state)["phase"] == "play"
+    assert dump(state)["last_round"]["Ann"] == {"total": 0, "bust": False, "order_ok": False, "bonus": 0}
+    assert dump(state)["last_round"]["Bob"]["bust"] is True
+
+
 def test_tied_highest_totals_all_take_a_bonus_in_turn_order():
     state = play(reveal_ready(("ds60", "ds40"), ("ds50", "ds50b")), tap("ds60"), tap("ds40"))
     state = play(state, tap("ds50"), tap("ds50b"))  # Bob in order (equal ages): his order bonus

@@ -86,7 +86,7 @@ def end_turn(game: Game) -> View:
 
 
 def discard(game: Game) -> View:
-    lines = ("Tap cards to discard", "(not played)", "OK: next player", "BACK: back", scoreline(game))
+    lines = ("Tap cards to discard", "(an action: asked)", "OK: next player", "BACK: back", scoreline(game))
     return View(_titled(game, ": discard"), lines, notice=game.notice)
 
 
@@ -120,6 +120,8 @@ def picking_title(game: Game, phase: Picking) -> str:
         return f"{short_name(game.players[phase.by], 7)} boosts which?" if whose else "Boost which item?"
     if phase.step == "discard":
         return f"{whose}Guy gets?" if whose else "Guy gets which card?"
+    if phase.step == "use":
+        return f"{short_person(game.name(phase.card), LINE_CHARS - 1)}?"
     return f"{whose}{name} on?"
 
 
