@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from box.games.base import Figure, Figures, Option, Phone, Shown
-from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, SLOTS, Card
+from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, SLOTS, Card, base_name
 from box.games.kit import name_line, set_at, short_name, short_person
 from box.words import LINE_CHARS
 
@@ -475,6 +475,15 @@ class Game:
     def name(self, card: str) -> str:
         return self.board.cards[card].name
 
+    def short(self, card: str, width: int) -> str:
+        """The card's name in `width` characters, told apart from the deck's other names (a copy
+        number goes first: "Switchblade 2" is a Switchblade)."""
+        name = self.name(card)
+        if len(name) <= width:
+            return name
+        names = tuple(dict.fromkeys(base_name(known.name) for known in self.board.cards.values()))
+        return short_person(base_name(name), width, names)
+
     def seats_from_turn(self) -> tuple[int, ...]:
         """All seats, the current one first, then clockwise."""
         return self.seats_from(self.turn)
@@ -504,7 +513,7 @@ def mook_label(game: Game, mook: Mook, owner: int | None = None) -> str:
     letters = "".join(letter if mook.item(slot) else "-" for letter, slot in zip("WDV", SLOTS, strict=True))
     prefix = f"{short_name(game.players[owner], 4)} " if owner not in (None, game.turn) else ""
     suffix = f" {letters} {game.board.total(mook)}"
-    return prefix + short_person(game.name(mook.card), LINE_CHARS - len(prefix) - len(suffix)) + suffix
+    return prefix + game.short(mook.card, LINE_CHARS - len(prefix) - len(suffix)) + suffix
 
 
 def attackers(game: Game, done: tuple[str, ...]) -> tuple[Mook, ...]:
@@ -628,7 +637,7 @@ def picking_choices(game: Game, phase: Picking) -> tuple[Choice, ...]:
         items = tuple(
             Choice(
                 f"{short_name(game.players[seat], 4)} "
-                f"{short_person(game.name(mook.item(slot) or ''), LINE_CHARS - 7)} {slot[0].upper()}",
+                f"{game.short(mook.item(slot) or '', LINE_CHARS - 7)} {slot[0].upper()}",
                 mook.item(slot),
             )
             for seat, mook, slot in boostable(game, phase.by)
