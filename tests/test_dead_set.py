@@ -220,6 +220,12 @@ def test_a_wrong_order_earns_no_bonus():
     assert dump(state)["last_round"]["Ann"] == {"total": 40, "bust": False, "order_ok": False, "bonus": 0}
     assert dump(state)["phase"] == "reveal"
     assert dump(state)["current_player"] == "Bob"
+    assert state.notice == "Ann +10 = 40 kept, out of order: 30 then 10"  # the reason, not only "kept"
+
+
+def test_a_single_card_says_why_it_earns_no_order_bonus():
+    state = play(reveal_ready(("ds30",), ("ds40",)), tap("ds30"))
+    assert state.notice == "Ann +30 = 30 kept, 1 card: no order bonus"
 
 
 def test_equal_ages_may_go_either_way_by_default():
