@@ -154,6 +154,16 @@ def test_the_undo_label_does_not_name_a_secret_recruit():
     assert DECK.name_of("dfm10") not in session.last_action()
 
 
+def test_the_undo_label_of_next_player_says_whose_turn_ended_not_who_turned_up():
+    game = accept(dealt(), DOWN, DOWN, OK, tap("dfm10"))  # Ann recruits Nicky, face down
+    before = accept(game, OK, DOWN, OK)  # Next player; Bob draws: his end of turn
+    after = accept(before, OK)  # Next player: Nicky turns up at Ann's turn
+    assert after.notice == "Nicky turned up"
+    assert RULES.describe(before, OK, after) == "Bob ends turn"  # "Undo: Bob ends turn"
+    drawn = accept(after, DOWN, OK)
+    assert RULES.describe(after, OK, drawn) == "Draw a Mafia card"
+
+
 def test_back_from_recruit_returns_to_the_menu():
     game = accept(dealt(), DOWN, DOWN, OK, BACK)
     assert dump(game)["phase"] == "playing"

@@ -66,7 +66,7 @@ from box.games.dead_fellas.state import (
     receivers,
     targets,
 )
-from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, read_options
+from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, name_line, read_options, told
 
 NO_DICE = "Dead Fellas uses no dice"
 NOTHING_TO_CHOOSE = "nothing to choose here"
@@ -655,6 +655,14 @@ def new(setup: Setup, deck: Deck) -> Game:
     return Game(tuple(setup.players), Board.empty(deck.cards, len(setup.players)), Deal(), items_on_opponents=on_opponents)
 
 
+def describe(before: Game | None, action: Action, after: Game) -> str | None:
+    """The undo label: the turn passed says whose turn ended ("Ann ends turn"), not what the next
+    turn's start showed ("Rocco turned up"); else the notice the action left."""
+    if before is not None and not isinstance(before.phase, Deal) and after.turn != before.turn:
+        return name_line("", before.player, " ends turn")
+    return told(before, after)
+
+
 def is_over(game: Game) -> bool:
     return isinstance(game.phase, Over)
 
@@ -667,5 +675,5 @@ def secret(game: Game, card: str) -> bool:
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
-    events=events.happened,
+    events=events.happened, describe=describe,
 )
