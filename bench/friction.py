@@ -251,6 +251,8 @@ def play_dead_fellas(table: Table, rng: random.Random) -> None:
                 table.choose(lambda after: isinstance(after.phase, df.Discard))
                 while len(hand) > keep:
                     table.tap("middle", hand.pop(0))
+                    if isinstance(table.state.phase, df.Picking):  # an action card: "Ann discards it" is the first line
+                        table.press("ok")
                 table.press("ok")
             else:
                 del hand[: max(0, len(hand) - keep)]

@@ -154,6 +154,16 @@ def test_the_undo_label_does_not_name_a_secret_recruit():
     assert DECK.name_of("dfm10") not in session.last_action()
 
 
+def test_the_undo_label_of_next_player_says_whose_turn_ended_not_who_turned_up():
+    game = accept(dealt(), DOWN, DOWN, OK, tap("dfm10"))  # Ann recruits Nicky, face down
+    before = accept(game, OK, DOWN, OK)  # Next player; Bob draws: his end of turn
+    after = accept(before, OK)  # Next player: Nicky turns up at Ann's turn
+    assert after.notice == "Nicky turned up"
+    assert RULES.describe(before, OK, after) == "Bob ends turn"  # "Undo: Bob ends turn"
+    drawn = accept(after, DOWN, OK)
+    assert RULES.describe(after, OK, drawn) == "Draw a Mafia card"
+
+
 def test_back_from_recruit_returns_to_the_menu():
     game = accept(dealt(), DOWN, DOWN, OK, BACK)
     assert dump(game)["phase"] == "playing"
@@ -454,8 +464,8 @@ def test_one_fuhgeddaboutit_cancels_the_last_item_at_once():
     assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] == "dfw02"
     assert dump(game)["discard_pile"] == ["dfx01", "dfw01"]
     assert game.notice == "Fuhgeddaboutit x1: cancelled"
-    game = accept(game, DOWN, OK, OK)  # Draw; the end of the turn closes the chain
-    assert refuse(game, tap("dfx02")) == "nothing to cancel"
+    game = accept(game, DOWN, OK, OK)  # Draw; the end of the turn leaves the chain open (RULINGS 5)
+    assert dump(accept(game, tap("dfx02")))["mooks"]["Ann"][2]["items"]["weapon"] == "dfw01"
 
 
 def test_two_fuhgeddaboutits_let_the_play_stand():
@@ -517,12 +527,30 @@ def test_an_open_chain_blocks_nothing_and_the_next_play_closes_it():
     assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] == "dfw02"
 
 
-def test_the_last_play_cannot_be_cancelled_after_the_turn_passes():
+def test_the_last_play_is_still_cancelled_at_the_start_of_the_next_turn():
     game = choose(accept(dealt(), tap("dfw02")), "dfm02")
-    game = accept(game, DOWN, OK)
-    assert dump(accept(game, tap("dfx01")))["chain"] == ["dfx01"]  # answerable until the turn ends
+    game = accept(game, DOWN, OK, OK)  # Draw; Next player: drawing and the turn's end do not close it (RULINGS 5)
+    assert dump(game)["current_player"] == "Bob"
+    game = accept(game, tap("dfx01"))
+    assert dump(game)["mooks"]["Ann"][2]["items"]["weapon"] is None and dump(game)["chain"] == ["dfx01"]
+    assert dump(game)["current_player"] == "Bob" and dump(game)["phase"] == "playing"
+    game = accept(game, tap("dfw01"), OK)  # Bob's Tommy Gun: a new last play, the chain closed
+    assert dump(game)["chain"] == []
+    assert dump(accept(game, tap("dfx02")))["mooks"]["Ann"][2]["items"]["weapon"] is None
+
+
+def test_a_whack_of_the_turn_before_cancelled_then_standing_asks_its_evidence_and_play_goes_on():
+    game = table((armed("dfm03"), armed("dfm02", "dfw02", "dfd02", "dfv02")), (Mook("dfm04"), Mook("dfm05")))
+    game = accept(game, OK, OK, OK, OK)  # Whack: Paulie whacks Joey, ditches his evidence
+    game = accept(game, OK, tap("dfx01"))  # Vinnie whacks Tony; cancelled before his evidence
+    assert dump(game)["phase"] == "endturn" and dump(game)["score_piles"]["Ann"] == ["dfm05"]
+    game = accept(game, OK)  # Next player
+    assert dump(game)["current_player"] == "Bob"
+    game = accept(game, tap("dfx02"))  # the whack stands again at Bob's turn: Vinnie's evidence is due
+    assert dump(game)["phase"] == "evidence" and dump(game)["score_piles"]["Ann"] == ["dfm05", "dfm04"]
     game = accept(game, OK)
-    assert refuse(game, tap("dfx01")) == "nothing to cancel"
+    assert dump(game)["phase"] == "playing" and dump(game)["current_player"] == "Bob"
+    assert len([item for item in dump(game)["mooks"]["Ann"][1]["items"].values() if item]) == 2
 
 
 def test_fuhgeddaboutit_answers_while_a_choice_is_open():

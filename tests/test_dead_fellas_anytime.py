@@ -46,11 +46,12 @@ def dump(game):
 # -- Fuhgeddaboutit in every phase -----------------------------------------------------------
 
 
-def test_nothing_to_cancel_during_the_deal_and_after_the_turn():
+def test_nothing_to_cancel_during_the_deal_but_the_last_play_outlives_the_turn():
     game = RULES.new(Setup(("Ann", "Bob")), DECK)
     assert refuse(game, tap("dfx01")) == "nothing to cancel"
-    game = accept(armed_paulie(), DOWN, OK, OK)  # Draw, end of turn
-    assert refuse(game, tap("dfx01")) == "nothing to cancel"
+    game = accept(armed_paulie(), DOWN, OK, OK)  # Draw, end of turn: the Hearse is still the last play (RULINGS 5)
+    game = accept(game, tap("dfx01"))
+    assert dump(game)["current_player"] == "Bob" and dump(game)["mooks"]["Ann"][0]["items"]["vehicle"] is None
 
 
 @pytest.mark.parametrize(
@@ -101,12 +102,17 @@ def test_the_next_play_closes_the_chain_and_the_next_fuhgeddaboutit_answers_it()
     assert mook["items"]["vehicle"] is None and dump(game)["discard_pile"][-1] == "dfv02"
 
 
-def test_in_the_discard_step_every_tap_discards_even_a_fuhgeddaboutit():
+def test_in_the_discard_step_an_item_is_discarded_and_an_action_card_asks_one_ok_for_a_discard():
     game = accept(armed_paulie(), DOWN, OK, DOWN, OK)  # Draw, then "Discard cards"
     assert dump(game)["phase"] == "discard"
-    game = accept(game, tap("dfx01"), tap("dfg01"), tap("dfw02"))
+    game = accept(game, tap("dfx01"))
+    assert RULES.view(game).lines == ("Ann discards it", "Play it")
+    game = accept(game, OK, tap("dfg01"))
+    assert RULES.view(game).lines == ("Ann discards it", "Ann plays it", "Bob plays it")
+    game = accept(game, OK, tap("dfw02"))
     assert dump(game)["discard_pile"] == ["dfx01", "dfg01", "dfw02"]
     assert dump(game)["mooks"]["Ann"][0]["items"]["vehicle"] == "dfv01"  # nothing was cancelled
+    assert dump(accept(game, tap("dfb01"), BACK))["phase"] == "discard"  # BACK: the Boost stays in hand
     assert refuse(game, tap("dfx01")) == "Fuhgeddaboutit is discarded"
     assert refuse(game, tap("dfw01")) == "Tommy Gun is in play"
     assert refuse(game, tap("dfm10")) == "Mooks are not discarded"
@@ -231,3 +237,67 @@ def test_a_player_who_cannot_play_the_card_is_not_offered():
     game = accept(dealt(), tap("dff01"))
     bob_without_mooks = replace(game, board=replace(game.board, mooks=(game.board.mooks[0], ())))
     assert "Bob's card" not in RULES.view(bob_without_mooks).lines
+
+
+# -- RULINGS 5 and 5a: action cards while a choice is open, a play told from a discard -------------
+
+
+def test_an_opponent_boosts_the_lone_attackers_item_while_it_picks_its_target():
+    game = accept(armed_paulie(), OK)  # Whack: Paulie, the only armed Mook, picks his target
+    assert dump(game)["phase"] == "target"
+    game = accept(game, tap("dfb01"))  # Bob's Boost (Ann has nothing to boost): not refused
+    assert RULES.view(game).title == "Bob boosts which?"
+    game = accept(game, OK, OK)  # the Tommy Gun, onto Bob's Mook the picker starts on
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] is None
+    assert "dfw01" in [mook["items"]["weapon"] for mook in dump(game)["mooks"]["Bob"]]
+    assert dump(game)["phase"] == "playing"  # Paulie is no longer armed: no whack (the choice asked again)
+    assert refuse(game, OK) == "no Mook has all three items"
+    game = accept(game, tap("dfx01"))  # Ann cancels the Boost: Paulie is armed again
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01"
+    assert dump(accept(game, OK))["phase"] == "target"
+
+
+def test_a_fugazi_played_by_an_opponent_while_a_target_is_picked_leaves_the_target_list_open():
+    game = accept(armed_paulie(), OK, tap("dff01"))
+    assert RULES.view(game).title == "Fugazi as?" and RULES.view(game).lines[-1] == "Bob's card"
+    game = accept(game, DOWN, DOWN, DOWN, OK, OK, OK)  # Bob's card: Weapon, on the Mook the picker starts on
+    assert dump(game)["phase"] == "target" and dump(game)["current_player"] == "Ann"
+    assert "dff01" in [mook["items"]["weapon"] for mook in dump(game)["mooks"]["Bob"]]
+
+
+def test_a_boost_in_the_evidence_choice_leaves_the_items_that_remain_to_ditch():
+    game = accept(armed_paulie(), OK, OK)  # Paulie whacks Carmine: the evidence is open
+    assert dump(game)["phase"] == "evidence"
+    game = accept(game, tap("dfb01"), OK, OK)  # Bob boosts the Tommy Gun onto his Mook
+    assert dump(game)["phase"] == "evidence"
+    assert RULES.view(game).lines == ("disguise: Tuxedo", "vehicle: Hearse")
+    game = accept(game, OK)
+    assert [item for item in dump(game)["mooks"]["Ann"][0]["items"].values() if item] == ["dfv01"]
+
+
+def test_an_action_card_while_a_cards_text_is_read_or_a_mook_is_awaited_or_a_picker_is_open():
+    game = accept(armed_paulie(), tap("dft01"), tap("dfg01"))  # I Know A Guy over the Sit-Down's text
+    assert RULES.view(game).title == "Guy gets which card?"
+    game = accept(game, OK)
+    assert dump(game)["phase"] == "reading"
+    game = accept(armed_paulie(), tap("dfw02"), tap("dff01"))  # a Fugazi while the Snub Nose waits for its Mook
+    assert RULES.view(game).title == "Fugazi as?"
+    assert refuse(game, tap("dfw02")) == "Snub Nose is being played"
+    game = accept(game, DOWN, OK, OK)  # Fugazi as disguise on Sal: back to the Snub Nose's picker
+    assert dump(game)["phase"] == "picking" and RULES.view(game).title == "Snub Nose on?"
+    game = accept(armed_paulie(), DOWN, DOWN, OK, tap("dfg01"))  # awaiting the recruit; no known discards
+    assert dump(game)["phase"] == "recruit" and game.notice == "Take any discarded card"
+
+
+def test_on_the_discard_screen_an_opponents_play_is_told_from_the_players_discard():
+    game = accept(armed_paulie(), DOWN, OK, DOWN, OK)  # Draw, then "Discard cards"
+    game = accept(game, tap("dfb01"))
+    assert RULES.view(game).lines == ("Ann discards it", "Bob plays it")
+    game = accept(game, DOWN, OK)  # Bob plays it: Bob's Boost, as anywhere
+    assert RULES.view(game).title == "Bob boosts which?"
+    game = accept(game, OK, OK)
+    assert dump(game)["phase"] == "discard" and "dfb01" in dump(game)["discard_pile"]
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] is None
+    game = accept(game, tap("dfx01"), DOWN, OK)  # a Fuhgeddaboutit played: the Boost is cancelled
+    assert dump(game)["mooks"]["Ann"][0]["items"]["weapon"] == "dfw01" and dump(game)["chain"] == ["dfx01"]
+    assert dump(game)["phase"] == "discard"

@@ -220,6 +220,12 @@ def test_a_wrong_order_earns_no_bonus():
     assert dump(state)["last_round"]["Ann"] == {"total": 40, "bust": False, "order_ok": False, "bonus": 0}
     assert dump(state)["phase"] == "reveal"
     assert dump(state)["current_player"] == "Bob"
+    assert state.notice == "Ann +10 = 40 kept, out of order: 30 then 10"  # the reason, not only "kept"
+
+
+def test_a_single_card_says_why_it_earns_no_order_bonus():
+    state = play(reveal_ready(("ds30",), ("ds40",)), tap("ds30"))
+    assert state.notice == "Ann +30 = 30 kept, 1 card: no order bonus"
 
 
 def test_equal_ages_may_go_either_way_by_default():
@@ -333,6 +339,14 @@ def test_nobody_with_no_cards_is_the_highest():
     assert dump(state)["last_round"] == {
         name: {"total": 0, "bust": False, "order_ok": False, "bonus": 0} for name in ("Ann", "Bob")
     }
+
+
+def test_a_player_who_collected_no_card_takes_no_high_bonus_even_when_everyone_else_bust():
+    state = reveal_ready((), ("ds90", "ds80", "ds40"))  # Ann sticks at once; Bob busts (RULINGS Dead Set 7)
+    state = play(state, tap("ds90"), tap("ds80"), tap("ds40"))
+    assert dump(state)["round"] == 2 and dump(state)["phase"] == "play"
+    assert dump(state)["last_round"]["Ann"] == {"total": 0, "bust": False, "order_ok": False, "bonus": 0}
+    assert dump(state)["last_round"]["Bob"]["bust"] is True
 
 
 def test_tied_highest_totals_all_take_a_bonus_in_turn_order():

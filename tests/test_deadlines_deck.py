@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import re
+from itertools import pairwise
 from pathlib import Path
 
 from box.decks.codec import BUILTIN_DIR
@@ -97,3 +99,110 @@ def test_a_custom_deck_loads_from_a_directory(tmp_path: Path):
     deck = RULES.load_deck(tmp_path)
     assert deck["dl1"].keywords == ("age", "old")
     assert str(deck["dl1"].born) == "44 BC"
+
+
+# --- the calendar (issue 38, row 6) -------------------------------------------------------------
+
+GREGORIAN_FROM = (1582, 10, 15)
+
+
+def day_number(year: int, month: int, day: int) -> int:
+    """The Julian day number of a date in the deck's calendar: Gregorian from 1582-10-15, Julian before."""
+    a = (14 - month) // 12
+    y, m = year + 4800 - a, month + 12 * a - 3
+    days = day + (153 * m + 2) // 5 + 365 * y + y // 4
+    return days - y // 100 + y // 400 - 32045 if (year, month, day) >= GREGORIAN_FROM else days - 32083
+
+
+def julian_date(number: int) -> tuple[int, int, int]:
+    """The Julian-calendar date of a Julian day number."""
+    c = number + 32082
+    d = (4 * c + 3) // 1461
+    e = c - 1461 * d // 4
+    m = (5 * e + 2) // 153
+    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+
+
+def test_the_header_states_the_calendar():
+    header = [line for line in (BUILTIN_DIR / "deadlines.csv").read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+    assert any("Gregorian from 1582-10-15" in line and "Julian before" in line for line in header)
+
+
+def test_dates_after_1582_from_julian_countries_are_converted_to_gregorian():
+    by_name = {DECK.name_of(card_id): person for card_id, person in DECK.cards.items()}
+    expected = {
+        ("George Frideric Handel", "born"): "1685-03-05",  # 1685-02-23 in Halle's Julian calendar
+        ("William Shakespeare", "died"): "1616-05-03",  # 1616-04-23 in England
+        ("Elizabeth I", "died"): "1603-04-03",  # 1603-03-24
+        ("Mary Queen of Scots", "died"): "1587-02-18",  # 1587-02-08
+        ("Isaac Newton", "born"): "1643-01-04",  # 1642-12-25
+        ("Johann Sebastian Bach", "born"): "1685-03-31",  # 1685-03-21
+        ("George Washington", "born"): "1732-02-22",  # 1732-02-11
+        ("Peter the Great", "born"): "1672-06-09",  # 1672-05-30 in Russia
+        ("Julius Caesar", "died"): "44-03-15 BC",  # before 1582: Julian, as historians give it
+    }
+    assert {key: str(getattr(by_name[key[0]], key[1])) for key in expected} == expected
+    for person in DECK.cards.values():  # the ten days that never were, in either calendar
+        for date in (person.born, person.died):
+            assert not (date.precision == DAY and (1582, 10, 5) <= date.key(DAY) < GREGORIAN_FROM)
+
+
+def test_a_life_span_computed_across_1582_counts_in_one_calendar():
+    checked = 0
+    for card_id, person in DECK.cards.items():
+        if person.born.precision != DAY or person.died.precision != DAY:
+            continue
+        born, died = person.born.key(DAY), person.died.key(DAY)
+        if born < GREGORIAN_FROM <= died:  # the death in the birth's (Julian) calendar
+            years, months = divmod(completed_months(born, julian_date(day_number(*died))), 12)
+            assert (person.lifespan.years, person.lifespan.months) == (years, months), DECK.name_of(card_id)
+            checked += 1
+    assert checked >= 3  # Galileo, Elizabeth I, Mary Queen of Scots, Kepler
+
+
+def test_dates_are_as_precise_as_they_are_known():
+    by_name = {DECK.name_of(card_id): person for card_id, person in DECK.cards.items()}
+    assert str(by_name["Confucius"].lifespan) == "71y"  # 551 to 479 BC, by the traditional dates
+    months = {
+        ("Alexander the Great", "born"): "356-07 BC",
+        ("Alexander the Great", "died"): "323-06 BC",
+        ("Julius Caesar", "born"): "100-07 BC",
+        ("Cleopatra", "died"): "30-08 BC",
+        ("Marco Polo", "died"): "1324-01",
+    }
+    assert {key: str(getattr(by_name[key[0]], key[1])) for key in months} == months
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def dead_set_dates() -> dict[str, dict[str, str]]:
+    """Per name, the born/died dates Dead Set's comments give, written as Deadlines writes them."""
+    lines = (BUILTIN_DIR / "dead-set.csv").read_text(encoding="utf-8").splitlines()
+    month = "|".join(MONTHS)
+    found: dict[str, dict[str, str]] = {}
+    for comment, row in pairwise(lines):
+        if not comment.startswith("#") or not row.startswith("ds"):
+            continue
+        dates = {}
+        for event, text in re.findall(r"(born|died) ([^,]+)", comment):
+            if exact := re.fullmatch(r"(\d{4}-\d\d-\d\d)", text):
+                dates[event] = exact[1]
+            elif named := re.fullmatch(rf"(?:(\d+) )?({month}) (\d+)( BC)?", text):
+                day, name, year, bc = named.groups()
+                day_part = f"-{int(day):02d}" if day else ""
+                dates[event] = f"{int(year)}-{MONTHS.index(name) + 1:02d}{day_part}{bc or ''}"
+        found[row.split(",")[1]] = dates
+    return found
+
+
+def test_the_dates_agree_with_dead_sets_comments_where_both_decks_hold_the_person():
+    by_name = {DECK.name_of(card_id): person for card_id, person in DECK.cards.items()}
+    checked = 0
+    for name, dates in dead_set_dates().items():
+        if name in by_name:
+            for event, text in dates.items():
+                assert str(getattr(by_name[name], event)) == text, (name, event)
+                checked += 1
+    assert checked >= 150

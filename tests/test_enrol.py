@@ -103,7 +103,7 @@ def test_going_back_to_a_card_with_a_tag_replaces_it(decks, tmp_path):
     enrol = walk(decks, tmp_path)
     enrol.tag("left", TAG[0], None, 1.0)
     enrol.press("up", "short", 2.0)
-    assert enrol.lines(2.0)[2] == f"has tag {TAG[0].hex()}"
+    assert enrol.lines(2.0)[2] == "Tap replaces 04a1b2c3"  # the tag it has, and what a tap does
     enrol.tag("left", TAG[4], None, 3.0)
     assert enrol.tags.uid_of("dead-set", ids[0]) == TAG[4]
     assert enrol.tags.lookup(TAG[0]) is None

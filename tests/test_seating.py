@@ -71,6 +71,21 @@ def test_a_new_name_is_spelt_with_the_buttons_and_joins_the_roster_first(tmp_pat
     assert load_roster(tmp_path / ROSTER_FILE).names == ("Za", "Bob", "Ann", "Cid")
 
 
+def test_a_name_spelt_at_one_seat_is_offered_at_the_next_and_swaps_seats():
+    box = make_box(None)
+    dead_set_setup(box)
+    press(box, "down", "ok", "ok")  # seat 1: who?
+    press(box, "up", "ok")  # New name
+    press(box, "up", "ok")  # Z
+    press(box, "ok", kind="long")  # done: seat 1 is Z, the cursor on seat 2
+    assert box.screen(1.0).lines[:2] == ("1 Z", "2 Bob")
+    press(box, "ok")  # seat 2: who?
+    view = box.screen(1.0)
+    assert view.lines == ("Ann", "Bob", "Cid", "Z", "P2")  # then "New name", below the window
+    press(box, "down", "down", "ok")  # Z, who sat at seat 1: they swap
+    assert box.root.menu.seated == ("Bob", "Z")
+
+
 def test_a_name_spelt_like_a_roster_name_is_that_name():
     box = make_box(None)
     dead_set_setup(box)

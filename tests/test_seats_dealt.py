@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from box.base.settings import Settings
-from box.core.service import Box
+from box.core.service import Box, GameStartError
 from box.decks.codec import Deck
 from box.games.base import Press, Setup
 from box.games.dead_fellas import RULES as DEAD_FELLAS
@@ -80,3 +80,15 @@ def test_the_box_refuses_a_start_the_deck_cannot_deal_for_and_journals_nothing()
     assert box.session is None and box.journal.unfinished_game() is None
     box.lobby.start_game(DECK_OF_DEATH.name, now=0.0, players=4)
     assert box.session is not None and len(box.session.players) == 4
+
+
+@pytest.mark.parametrize(("game", "low"), [("deadlines", 1), ("dead-set", 2), ("dead-fellas", 2), ("deck-of-death", 2)])
+def test_every_game_seats_up_to_ten_and_a_start_past_its_range_says_so(game, low):
+    """RULINGS, player counts: Deadlines 1 to 10 (its rulebook), the others up to 10 with the built-in decks."""
+    box = Box(Journal(":memory:"), TagMap(), DiceCup(die=lambda: 2), Settings())
+    for count in (low - 1, MOST_PLAYERS + 1):
+        with pytest.raises(GameStartError, match=f"^{game} takes {low} to 10 players, not {count}$"):
+            box.lobby.start_game(game, now=0.0, players=count)
+        assert box.session is None
+    box.lobby.start_game(game, now=0.0, players=MOST_PLAYERS)
+    assert box.session is not None and len(box.session.players) == MOST_PLAYERS

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -273,7 +274,7 @@ def test_the_first_line_gives_the_phone_pages_address(tmp_path):
         world.close()
 
 
-def test_sim_hands_the_page_it_serves_to_the_terminal(tmp_path, monkeypatch):
+def test_sim_hands_the_page_it_serves_to_the_terminal(tmp_path, monkeypatch, capsys):
     import box.sim.terminal
     from box.cli import main as cli
 
@@ -281,7 +282,7 @@ def test_sim_hands_the_page_it_serves_to_the_terminal(tmp_path, monkeypatch):
         url = "http://127.0.0.1:8765/"
 
         def start(self, state_dir, decks_dir):
-            return None
+            return SimpleNamespace(path=tmp_path / "page.sock")
 
     given = {}
     monkeypatch.setattr(box.sim.terminal, "play_in_terminal", lambda *args, **kwargs: given.update(kwargs) or 0)
@@ -292,6 +293,10 @@ def test_sim_hands_the_page_it_serves_to_the_terminal(tmp_path, monkeypatch):
     assert cli.simulate_with(args, settings, Served(), None) == 0 and given["page"] == "http://127.0.0.1:8765/"
     assert settings.page == "http://127.0.0.1:8765/", "the box menu's Phone page shows the page served"
     assert cli.simulate_with(args, settings, None, None) == 0 and given["page"].startswith("off (gravebox sim --web")
+    own = given["control"].path  # without a page, a control socket of its own, said (docs/mqtt.md needs it)
+    said = capsys.readouterr().err
+    assert f"the simulator's control socket is {tmp_path / 'page.sock'}" in said
+    assert f"the simulator's control socket is {own}" in said and own.name == "control.sock"
 
 
 def test_log_lines_go_to_the_state_folders_file_and_never_to_the_terminal(tmp_path, capsys):

@@ -396,13 +396,29 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
                 file=sys.stderr,
             )
             return 1
+        from box.links.control import ControlServer
         from box.sim.terminal import play_in_terminal
 
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
-        control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
-        page = page_of(beside)  # said on the terminal's first line
-        settings.page = page if beside is not None else settings.page  # and on the box menu's *Phone page*
-        return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control, page=page)
+        with tempfile.TemporaryDirectory(prefix="gravebox-sim-run-") as run:
+            if beside is not None:
+                server = beside.start(state_dir, settings.decks_dir)
+            else:  # a control socket all the same: `gravebox mqtt --socket PATH` may follow it
+                server = ControlServer(Path(run) / "control.sock", lambda command: None)
+                try:
+                    server.start()
+                except OSError as problem:
+                    print(f"gravebox: no control socket for the simulator: {problem}", file=sys.stderr)
+                    return 1
+            print(f"gravebox: the simulator's control socket is {server.path}", file=sys.stderr)
+            page = page_of(beside)  # said on the terminal's first line
+            settings.page = page if beside is not None else settings.page  # and on the box menu's *Phone page*
+            try:
+                seed = getattr(args, "seed", None)
+                return play_in_terminal(state_dir, settings, seed=seed, control=server, page=page)
+            finally:
+                if beside is None:
+                    server.stop()
 
     from box.errors import FileProblem
     from box.sim.script import ScriptError, run_script

@@ -275,7 +275,8 @@ class Box:
         self.notices.say(text, now, seconds)
 
     def reject(self, reason: str, now: float) -> None:
-        self.say(reason, now)
+        """Say why an input was refused, readable until the next press puts it away."""
+        self.notices.refuse(reason, now)
         self.play(Sound.ERROR)
 
     def play(self, sound: Sound) -> None:

@@ -17,6 +17,7 @@ The layout constants come from `box.words` (21 characters a line, 5 text lines).
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -226,20 +227,68 @@ def initials(words: Sequence[str], width: int) -> str:
     return dotted if len(dotted) <= width else "".join(word[0] for word in words if word)[:width]
 
 
-def short_person(name: str, width: int) -> str:
+def short_person(name: str, width: int, among: Sequence[str] = ()) -> str:
     """A card's `name` (a famous person) in `width` characters beside a value: whole where it fits,
-    else the initials and the surname, the surname, the initials (never cut inside a word).
+    else the first of its short forms (`short_forms`) that fits and that no other name of `among`
+    (the deck's names) can be read as; else the name cut to fit.
 
     >>> short_person("Albert Einstein", 10), short_person("Leonardo da Vinci", 13), short_person("Marie Curie", 3)
     ('Einstein', 'L. d. Vinci', 'MC')
+    >>> deck = ("John F. Kennedy", "Robert F. Kennedy", "Alexander the Great", "Peter the Great")
+    >>> [short_person(name, 10, deck) for name in deck]
+    ['JFK', 'RFK', 'Alexander', 'Peter']
     """
     if len(name) <= width:
         return name
-    words = name.split() or [name]
-    for short in (" ".join([*(f"{word[0]}." for word in words[:-1]), words[-1]]), words[-1]):
-        if len(short) <= width:
+    claims = _claims(tuple(among)) if among else {}
+    for short in short_forms(name):
+        if len(short) <= width and claims.get(short, 0) <= 1:
             return short
-    return initials(words, width)
+    return fit(name, width)
+
+
+def short_forms(name: str) -> tuple[str, ...]:
+    """A person's name shortened, longest first: the name before "the" of an epithet, the initials
+    and the surname, the last two words, the surname, the first name, the first name and the
+    surname's initial, the initials (first for a name with a middle initial, as JFK; none for an epithet).
+
+    >>> short_forms("Queen Elizabeth The Queen Mother")
+    ('Queen Elizabeth', 'Queen Mother', 'Mother', 'Queen', 'Queen M.')
+    >>> short_forms("John F. Kennedy")
+    ('J. F. Kennedy', 'F. Kennedy', 'Kennedy', 'JFK', 'John', 'John K.')
+    """
+    words = name.split() or [name]
+    forms: list[str] = []
+    epithet = next((at for at, word in enumerate(words) if at and word.lower() == "the"), None)
+    if epithet is not None:
+        forms.append(" ".join(words[:epithet]))
+    if 1 < len(words) <= 3 and epithet is None:
+        forms.append(" ".join([*(f"{word[0]}." for word in words[:-1]), words[-1]]))
+    if len(words) >= 3 and words[-2][:1].isupper():
+        forms.append(" ".join(words[-2:]))
+    letters = "".join(word[0] for word in words if word) if len(words) > 1 and epithet is None else ""
+    middle = any(_initial(word) for word in words[1:-1])  # "F.": known by initials (JFK)
+    first = "" if _initial(words[0]) else words[0]  # "J. Robert Oppenheimer" is no "J."
+    known = f"{first} {words[-1][0]}." if first and len(words) > 1 else ""  # "Louis A."
+    forms.extend((words[-1], letters, first, known) if middle else (words[-1], first, known, letters))
+    return tuple(dict.fromkeys(form for form in forms if form))
+
+
+def _initial(word: str) -> bool:
+    return len(word) == 2 and word.endswith(".")
+
+
+@functools.lru_cache(maxsize=8)
+def _claims(names: tuple[str, ...]) -> Mapping[str, int]:
+    """How many of `names` each short text may be read as: a name claims its short forms and every
+    run of its words ("Kennedy" is both Kennedys', "Mother" both the Queen Mother's and Mother Teresa's)."""
+    counts: dict[str, int] = {}
+    for name in dict.fromkeys(names):
+        words = name.split()
+        runs = {" ".join(words[start:end]) for start in range(len(words)) for end in range(start + 1, len(words) + 1)}
+        for text in runs | set(short_forms(name)):
+            counts[text] = counts.get(text, 0) + 1
+    return counts
 
 
 def wrap(text: str, most: int = TEXT_LINES, width: int = LINE_CHARS) -> tuple[str, ...]:

@@ -1,7 +1,9 @@
 """The bottom line's notice and the screen flashed for a moment over everything (an unknown card, a bad file).
 
 One part of the Box (box/core/service.py): `say` puts a line up for a while, `flash` a whole screen;
-either goes by itself at its time, and a new notice puts a flashed screen away.
+either goes by itself at its time, and a new notice puts a flashed screen away. A refusal (`refuse`)
+stays until it is read: the next press puts it away (and goes on to do what it does), or the next
+accepted step, or another notice.
 
 A fault's view (a bad file met while the box runs, or what stops it from starting at all,
 box/core/fault.py) is drawn by `fault_view`:
@@ -11,10 +13,13 @@ box/core/fault.py) is drawn by `fault_view`:
 >>> notices = Notices()
 >>> notices.say("Undone", now=1.0); notices.text_at(2.0), notices.text_at(4.0)
 ('Undone', '')
+>>> notices.refuse("No dice in Dead Set", now=1.0); notices.text_at(600.0), notices.press(601.0), notices.text_at(601.0)
+('No dice in Dead Set', False, '')
 """
 
 from __future__ import annotations
 
+import math
 import textwrap
 from pathlib import Path
 
@@ -38,6 +43,10 @@ class Notices:
         self.text, self.until = text, now + seconds
         self.flashed = None
 
+    def refuse(self, text: str, now: float) -> None:
+        """Show a refusal on the bottom line until the next press (or accepted step, or notice)."""
+        self.say(text, now, seconds=math.inf)
+
     def flash(self, view: View, until: float) -> None:
         """Show `view` over every screen until `until` (or the next press)."""
         self.flashed, self.flash_until = view, until
@@ -53,7 +62,10 @@ class Notices:
         return self.flashed if self.flashed is not None and now < self.flash_until else None
 
     def press(self, now: float) -> bool:
-        """A press puts a flashed screen away: True when that is all it did (the flash was still up)."""
+        """A press puts a refusal and a flashed screen away: True when that is all it did (the flash
+        was still up); a refusal's press goes on to do what it does."""
+        if self.until == math.inf:
+            self.text, self.until = "", 0.0
         if self.flashed is None:
             return False
         self.flashed = None
@@ -66,7 +78,7 @@ class Notices:
             self.flashed = None
 
     def next_deadline(self) -> float | None:
-        return self.until if self.text else None
+        return self.until if self.text and self.until != math.inf else None
 
 
 def panel_reason(problem: BaseException) -> str:

@@ -182,9 +182,12 @@ class Seating:
         self.host.push(picker)
 
     def open_names(self, seat: int, now: float) -> None:
-        """A seat's name: one of the roster's (a seated one swaps seats), the seat's number, or a new one."""
-        current = self.menu.menu.seated[seat]
-        names = list(dict.fromkeys((*self.settings.known_names, f"P{seat + 1}")))  # each once, in order
+        """A seat's name: one of the roster's or one spelt at this setup (a seated one swaps seats), the
+        seat's number, or a new one."""
+        seated = self.menu.menu.seated
+        current = seated[seat]
+        spelt = (name for name in seated if not placeholder(name))  # not in the roster until the game starts
+        names = list(dict.fromkeys((*self.settings.known_names, *spelt, f"P{seat + 1}")))  # each once, in order
         actions = tuple(partial(self.take_seat, seat, name) for name in names)
         spell = partial(self.spell, seat)
         picker = Picker("names", f"Seat {seat + 1}: who?", (*names, "New name"), (*actions, spell))

@@ -50,6 +50,16 @@ NOTICE_SECONDS = 3.0
 BAR_WIDTH = 10
 
 
+def replaces(uid: bytes) -> str:
+    """The line under a card that has a tag already: a tap gives it a new one (the old tag's start).
+
+    >>> replaces(bytes.fromhex("045d3c2a1b1c90")), replaces(bytes.fromhex("04a1"))
+    ('Tap replaces 045d3c2…', 'Tap replaces 04a1')
+    """
+    text = uid.hex()
+    return f"Tap replaces {text if len(text) <= 8 else text[:7] + '…'}"
+
+
 class Enrolment(BaseScreen):
     """Walk a deck card by card; the tag laid on a reader becomes the card shown.
 
@@ -289,7 +299,7 @@ class Enrolment(BaseScreen):
             lines = [
                 f"{self.place()}:",
                 self.deck.name_of(card_id),
-                f"has tag {uid.hex()}" if uid is not None else "Tap its card",
+                "Tap its card" if uid is None else replaces(uid),
             ]
             if not (self.offline or notice):
                 lines.append("UP back  DOWN skip")

@@ -253,6 +253,8 @@ class Terminal:
         self.screen = screen
         self.runner = ScriptRunner(world, "terminal")
         self.message = f"{WELCOME} The phone page: {page}" if page else WELCOME
+        if world.control is not None:
+            self.message += f" Control socket: {world.control.path}"
         self.pages: list[list[str]] = []  # a `:cards` listing on show, one page at a time
         self.page = 0
         self.listed = ("", 0)  # the TEXT of the listing on show and how many cards it holds

@@ -88,7 +88,7 @@ class Beside:
         settings = WebSettings(Path(state_dir), control.path, decks_dir=decks_dir)
         self.page = page = PageThread(settings, self.host, self.port)
         page.start()
-        print(f"gravebox: the phone page is on {page.url}", file=sys.stderr)
+        print(f"gravebox: the phone page is on {page.url}; the control socket is {control.path}", file=sys.stderr)
         return control
 
     def wait(self, message: str) -> None:

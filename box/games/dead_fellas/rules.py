@@ -66,10 +66,9 @@ from box.games.dead_fellas.state import (
     receivers,
     targets,
 )
-from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, read_options
+from box.games.kit import MOST_PLAYERS, MOVES, Picker, Rulebook, Stage, deal_for, expect, name_line, read_options, told
 
 NO_DICE = "Dead Fellas uses no dice"
-FINISH_FIRST = "finish this choice first"
 NOTHING_TO_CHOOSE = "nothing to choose here"
 
 Result = Step[Game] | Rejected
@@ -91,7 +90,7 @@ def apply(game: Game, action: Action) -> Result:
             return arm(game, phase, action.card)
         if game.board.in_play(action.card):
             return Rejected(f"{card.name} is in play")
-        if isinstance(phase, Picking) and action.card == phase.card:
+        if action.card in held(phase):
             return Rejected(f"{card.name} is being played")
         if card.effect == FUHGEDDABOUTIT and not isinstance(phase, Discard):  # any player, any time
             return fuhgeddaboutit(game, action.card)
@@ -146,14 +145,15 @@ def _tap_playing(game: Game, card: str) -> Result:
     return play_item(game, card) if kind == "item" else play_action(game, game.board.cards[card])
 
 
-def _tap_attacking(game: Game, card: str) -> Result:
-    """While attacking only action cards may be played."""
+def _tap_choosing(game: Game, card: str) -> Result:
+    """While a choice is open (an attacker, a target, the evidence, a card's picker) only action cards
+    may be played (RULINGS 5a); the open choice is asked again on the new situation."""
     return play_action(game, game.board.cards[card]) if _kind(game, card) == "action" else _busy(game, card)
 
 
 def _recruit(game: Game, action: Action) -> Result:
     if isinstance(action, Tap):
-        return recruit(game, action.card) if _kind(game, action.card) == "mook" else _busy(game, action.card)
+        return recruit(game, action.card) if _kind(game, action.card) == "mook" else _tap_choosing(game, action.card)
     if not isinstance(action, Press):
         return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
     if action.button == "back":
@@ -206,13 +206,16 @@ def _discard(game: Game, card_id: str) -> Step[Game]:
 
 
 def _discarding(game: Game, action: Action) -> Result:
-    """The discard step: every Mafia card tapped is discarded unplayed (a Fuhgeddaboutit too)."""
+    """The discard step: an item tapped is discarded; an action card may be a play by anyone
+    (RULINGS 5a), so the box asks: the current player's discard first, then who plays it."""
     if isinstance(action, Tap):
         card = game.board.cards[action.card]
         if card.kind == "mook":
             return Rejected("Mooks are not discarded")
         if action.card in game.board.discard:
             return Rejected(f"{card.name} is discarded")
+        if card.kind == "action":
+            return step(replace(game, phase=Picking(card.id, "use", game.phase, game.turn)), "", Sound.CLICK)
         return _discard(game, action.card)
     if not isinstance(action, Press):
         return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
@@ -226,7 +229,7 @@ def _discarding(game: Game, action: Action) -> Result:
 def _reading(game: Game, action: Action) -> Result:
     phase = expect(game.phase, Reading)
     if isinstance(action, Tap):
-        return _busy(game, action.card)
+        return _tap_choosing(game, action.card)
     if not isinstance(action, Press):
         return Rejected(NO_DICE)  # `apply` refuses a Roll before any phase sees it
     if action.button in ("ok", "back"):
@@ -247,12 +250,20 @@ def _kind(game: Game, card: str) -> str:
     return game.board.cards[card].kind
 
 
+def held(phase: Phase) -> tuple[str, ...]:
+    """The cards being played: the open picker's card and those of the pickers it interrupted."""
+    cards: list[str] = []
+    while isinstance(phase, Picking | Reading):
+        cards.append(phase.card)
+        phase = phase.resume
+    return tuple(cards)
+
+
 def _busy(game: Game, card: str) -> Rejected:
-    """A tap while a choice is open: Mooks come by the action menu, items before the action."""
-    kind = _kind(game, card)
-    if kind == "mook":
+    """A Mook or an item tapped while a choice is open: Mooks come by the action menu, items before the action."""
+    if _kind(game, card) == "mook":
         return Rejected("recruit with the action menu")
-    return Rejected("items go before the action" if kind == "item" else FINISH_FIRST)
+    return Rejected("items go before the action")
 
 
 def move(game: Game, button: str) -> Result:
@@ -275,6 +286,8 @@ def _with_choice(game: Game, then: Callable[[str | None], Result]) -> Result:
 
 def back_from_picking(game: Game, phase: Picking) -> Step[Game]:
     effect = game.board.cards[phase.card].effect
+    if phase.step == "use":
+        return step(replace(game, phase=phase.resume), f"{game.name(phase.card)} kept", Sound.CLICK)
     if phase.step == "mook" and effect == FUGAZI:
         return step(replace(game, phase=replace(phase, step="slot", cursor=0)), "", Sound.CLICK)
     if phase.step == "mook" and effect == BOOST:
@@ -288,14 +301,14 @@ def back_from_picking(game: Game, phase: Picking) -> Step[Game]:
 def start_turn(game: Game, seat: int, notice: str = "") -> Step[Game]:
     """Seat `seat` begins: recruited Mooks turn face up and are named now; the box reminds them to draw.
 
-    The turn before is over, so its last play can no longer be cancelled.
+    The last play stays the last (RULINGS 5): a Fuhgeddaboutit at the start of this turn still cancels it.
     """
     flipped = [game.name(mook.card) for mook in game.board.mooks[seat] if not mook.face_up]
     board = game.board.flip_up(seat)
     parts = [notice] if notice else []
     if flipped:
         parts.append(f"{', '.join(flipped)} turned up")
-    game = replace(game, board=board, turn=seat, phase=Playing(), last=None, chain=())
+    game = replace(game, board=board, turn=seat, phase=Playing())
     return step(game, "; ".join(parts), Sound.CLICK)
 
 
@@ -359,6 +372,11 @@ def resume(game: Game, phase: Phase) -> Phase:
         if attacker is None or phase.attacker in phase.done or not attacker.armed or not targets(game, attacker):
             return attack_phase(game, phase.done)
         return phase
+    if isinstance(phase, Evidence):
+        where = game.board.find(phase.attacker)
+        if where is None or not game.board.mook(phase.attacker).items:  # nothing left to ditch
+            return phase.resume if phase.resume is not None else attack_phase(game, phase.done)
+        return phase
     if isinstance(phase, Picking):
         return _resume_picking(game, phase)
     return phase
@@ -396,7 +414,8 @@ def discard_evidence(game: Game, phase: Evidence, slot: str) -> Step[Game]:
     board = game.board.equip(phase.attacker, slot, None)
     last = replace(game.last, evidence=item, evidence_slot=slot) if isinstance(game.last, Whacked) else game.last
     game = replace(game, board=board, last=last)
-    return step(replace(game, phase=attack_phase(game, phase.done)), f"{game.name(item)} discarded", Sound.CLICK)
+    then = phase.resume if phase.resume is not None else attack_phase(game, phase.done)
+    return step(replace(game, phase=then), f"{game.name(item)} discarded", Sound.CLICK)
 
 
 # --- taps -----------------------------------------------------------------------------
@@ -468,13 +487,14 @@ def _to_mook(game: Game, picking: Picking) -> Result:
     return step(replace(game, phase=replace(picking, cursor=likely_receiver(game, picking))), "", Sound.CLICK)
 
 
-def play_action(game: Game, card: Card) -> Result:
+def play_action(game: Game, card: Card, by: int | None = None) -> Result:
     """An action card, anyone's (RULINGS 5a; a Fuhgeddaboutit, see below): its first picker is the
-    current player's, with a line for each other player who can play it; when the current player
-    cannot, it opens as the first who can, clockwise."""
+    current player's (or `by`'s), with a line for each other player who can play it; when the current
+    player cannot, it opens as the first who can, clockwise."""
     phase = game.phase
     able = players_for(game, card)
-    by = game.turn if game.turn in able else able[0] if able else game.turn
+    if by is None or by not in able:
+        by = game.turn if game.turn in able else able[0] if able else game.turn
     if card.effect == FUGAZI:
         if not able:
             return Rejected("no face-up Mook for a Fugazi")
@@ -495,6 +515,13 @@ def pick(game: Game, phase: Picking, value: str | None) -> Result:
     card = game.board.cards[phase.card]
     offered = choices(game)
     chosen = offered[Picker(tuple(choice.label for choice in offered), phase.cursor).cursor]
+    if phase.step == "use":  # an action card tapped while discarding: discarded, or played by `chosen.seat`
+        game = replace(game, phase=phase.resume)
+        if value == "discard":
+            return _discard(game, card.id)
+        if card.effect == FUHGEDDABOUTIT:
+            return fuhgeddaboutit(game, card.id)
+        return play_action(game, card, chosen.seat)
     if chosen.seat is not None:  # another player's card: the same first step, as theirs
         return step(replace(game, phase=replace(phase, by=chosen.seat, cursor=0)), "", Sound.CLICK)
     if phase.step == "slot":
@@ -557,9 +584,9 @@ def fuhgeddaboutit(game: Game, card: str) -> Result:
     cancelled = len(chain) % 2 == 1
     board = board.to_discard(card)
     board = play.cancel(board) if cancelled else play.redo(board)
-    picked = game.phase.card if isinstance(game.phase, Picking) else None
-    if picked is not None and board.in_play(picked):  # the card in hand cannot come back to the table
-        return Rejected(f"{game.name(picked)} is being played")
+    for picked in held(game.phase):
+        if board.in_play(picked):  # the card in hand cannot come back to the table
+            return Rejected(f"{game.name(picked)} is being played")
     game = replace(game, board=board, chain=chain)
     game = replace(game, phase=_after_chain(game, play, cancelled))
     verdict = "cancelled" if cancelled else "stands"
@@ -577,8 +604,9 @@ def _after_chain(game: Game, play: Play, cancelled: bool) -> Phase:
             standing = [seat for seat in range(len(game.players)) if not game.board.is_out(seat)]
             if game.board.score(play.by) >= WIN_SCORE or standing == [play.by]:
                 return Over(play.by, play.done)
-            if play.evidence is None:
-                return evidence(game, play.attacker, play.done)
+            if play.evidence is None:  # on a later turn, play goes on there once it is ditched
+                later = phase if play.by != game.turn else None
+                return replace(evidence(game, play.attacker, play.done), resume=later)
     return resume(game, phase)
 
 
@@ -591,11 +619,12 @@ PHASES: dict[type, Stage[Game]] = {
         screens.playing,
     ),
     Recruit: Stage(_recruit, screens.recruit),
-    Attack: Stage(_choosing(_attacker_chosen, _attack_back, _tap_attacking), screens.attack),
+    Attack: Stage(_choosing(_attacker_chosen, _attack_back, _tap_choosing), screens.attack),
     Target: Stage(
         _choosing(
             lambda game, phase, value: whack(game, phase.attacker, value or "", phase.done),
             _target_back,
+            _tap_choosing,
         ),
         screens.target,
     ),
@@ -603,12 +632,13 @@ PHASES: dict[type, Stage[Game]] = {
         _choosing(
             lambda game, phase, value: discard_evidence(game, phase, value or ""),
             _refuse("choose the item to discard"),
+            _tap_choosing,
         ),
         screens.evidence,
     ),
     EndTurn: Stage(_choosing(_end_turn_chosen, _refuse("the action is taken: OK ends turn"), _end_turn_tap), screens.end_turn),
     Discard: Stage(_discarding, screens.discard),
-    Picking: Stage(_choosing(pick, back_from_picking), screens.picking),
+    Picking: Stage(_choosing(pick, back_from_picking, _tap_choosing), screens.picking),
     Reading: Stage(_reading, screens.reading),
     Over: Stage(_over, screens.over),
 }
@@ -625,6 +655,14 @@ def new(setup: Setup, deck: Deck) -> Game:
     return Game(tuple(setup.players), Board.empty(deck.cards, len(setup.players)), Deal(), items_on_opponents=on_opponents)
 
 
+def describe(before: Game | None, action: Action, after: Game) -> str | None:
+    """The undo label: the turn passed says whose turn ended ("Ann ends turn"), not what the next
+    turn's start showed ("Rocco turned up"); else the notice the action left."""
+    if before is not None and not isinstance(before.phase, Deal) and after.turn != before.turn:
+        return name_line("", before.player, " ends turn")
+    return told(before, after)
+
+
 def is_over(game: Game) -> bool:
     return isinstance(game.phase, Over)
 
@@ -637,5 +675,5 @@ def secret(game: Game, card: str) -> bool:
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
     figures=FIGURES, figures_of=figures_of, phone=PHONE,
-    events=events.happened,
+    events=events.happened, describe=describe,
 )

@@ -16,7 +16,7 @@ from box.games.dead_fellas.state import (
     Target,
     choices,
 )
-from box.games.kit import Picker, expect, name_line, short_name, short_person, window, wrap
+from box.games.kit import Picker, expect, name_line, short_name, window, wrap
 from box.words import LINE_CHARS, TEXT_LINES
 
 MOOK_LEGEND = "Items WDV, then hits"  # how a Mook's line reads: "Vinnie Bones WD- 3"
@@ -66,7 +66,7 @@ def attack(game: Game) -> View:
 
 def target(game: Game) -> View:
     phase = expect(game.phase, Target)
-    title = f"{short_person(game.name(phase.attacker), LINE_CHARS - 12)} whacks who?"
+    title = f"{game.short(phase.attacker, LINE_CHARS - 12)} whacks who?"
     return picker(game, title, phase.cursor, MOOK_LEGEND)
 
 
@@ -86,7 +86,7 @@ def end_turn(game: Game) -> View:
 
 
 def discard(game: Game) -> View:
-    lines = ("Tap cards to discard", "(not played)", "OK: next player", "BACK: back", scoreline(game))
+    lines = ("Tap cards to discard", "(an action: asked)", "OK: next player", "BACK: back", scoreline(game))
     return View(_titled(game, ": discard"), lines, notice=game.notice)
 
 
@@ -99,7 +99,7 @@ def picking(game: Game) -> View:
 def reading(game: Game) -> View:
     phase = expect(game.phase, Reading)
     card = game.board.cards[phase.card]
-    title = short_person(card.name, LINE_CHARS)
+    title = game.short(card.id, LINE_CHARS)
     return View(title, (*wrap(card.text, TEXT_LINES - 1), "OK: done"), notice=game.notice)
 
 
@@ -113,13 +113,15 @@ def over(game: Game) -> View:
 def picking_title(game: Game, phase: Picking) -> str:
     """What the card's picker asks; another player's card (RULINGS 5a) is named as theirs."""
     whose = "" if phase.by == game.turn else f"{short_name(game.players[phase.by], 7)}'s "
-    name = short_person(game.name(phase.card), LINE_CHARS - 4 - len(whose))
+    name = game.short(phase.card, LINE_CHARS - 4 - len(whose))
     if phase.step == "slot":
         return f"{whose}{name} as?"
     if phase.step == "item":
         return f"{short_name(game.players[phase.by], 7)} boosts which?" if whose else "Boost which item?"
     if phase.step == "discard":
         return f"{whose}Guy gets?" if whose else "Guy gets which card?"
+    if phase.step == "use":
+        return f"{game.short(phase.card, LINE_CHARS - 1)}?"
     return f"{whose}{name} on?"
 
 

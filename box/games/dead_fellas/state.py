@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from box.games.base import Figure, Figures, Option, Phone, Shown
-from box.games.dead_fellas.cards import BOOST, FUGAZI, SLOTS, Card
+from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, SLOTS, Card, base_name
 from box.games.kit import name_line, set_at, short_name, short_person
 from box.words import LINE_CHARS
 
@@ -389,11 +389,13 @@ class Target:
 
 @dataclass(frozen=True)
 class Evidence:
-    """After a whack: pick the item the attacker discards."""
+    """After a whack: pick the item the attacker discards; then the attack goes on, or `resume`
+    (a whack standing again on a later turn)."""
 
     attacker: str
     done: tuple[str, ...]
     cursor: int = 0
+    resume: Phase | None = None
 
 
 @dataclass(frozen=True)
@@ -413,7 +415,8 @@ class Picking:
     """A tapped Mafia card waiting for its choices; `resume` is where play goes on after it.
 
     `step` is "mook" (which Mook gets it), "slot" (Fugazi), "item" (Boost: which item
-    moves) or "discard" (I Know A Guy: which discarded card). `by` is the seat playing the
+    moves), "discard" (I Know A Guy: which discarded card) or "use" (an action card tapped in
+    the discard step: the current player's discard, or a play and whose). `by` is the seat playing the
     card: the current player's for an item; an action card may be anyone's (RULINGS 5a), the
     current player's unless a line of its first step says otherwise.
     """
@@ -444,7 +447,6 @@ class Over:
 
 
 Phase = Deal | Playing | Recruit | Attack | Target | Evidence | EndTurn | Discard | Picking | Reading | Over
-RESTING = (Playing, Attack, EndTurn)  # phases where a Mafia action card may be played
 CHOOSING = (Playing, Attack, Target, Evidence, EndTurn, Picking)  # phases offering choices, each with its cursor
 
 
@@ -472,6 +474,15 @@ class Game:
 
     def name(self, card: str) -> str:
         return self.board.cards[card].name
+
+    def short(self, card: str, width: int) -> str:
+        """The card's name in `width` characters, told apart from the deck's other names (a copy
+        number goes first: "Switchblade 2" is a Switchblade)."""
+        name = self.name(card)
+        if len(name) <= width:
+            return name
+        names = tuple(dict.fromkeys(base_name(known.name) for known in self.board.cards.values()))
+        return short_person(base_name(name), width, names)
 
     def seats_from_turn(self) -> tuple[int, ...]:
         """All seats, the current one first, then clockwise."""
@@ -502,7 +513,7 @@ def mook_label(game: Game, mook: Mook, owner: int | None = None) -> str:
     letters = "".join(letter if mook.item(slot) else "-" for letter, slot in zip("WDV", SLOTS, strict=True))
     prefix = f"{short_name(game.players[owner], 4)} " if owner not in (None, game.turn) else ""
     suffix = f" {letters} {game.board.total(mook)}"
-    return prefix + short_person(game.name(mook.card), LINE_CHARS - len(prefix) - len(suffix)) + suffix
+    return prefix + game.short(mook.card, LINE_CHARS - len(prefix) - len(suffix)) + suffix
 
 
 def attackers(game: Game, done: tuple[str, ...]) -> tuple[Mook, ...]:
@@ -535,8 +546,8 @@ def evidence(game: Game, attacker: str, done: tuple[str, ...]) -> Evidence:
     """The evidence picker, its cursor on the attacker's item with the fewest hits (the first of
     equals): ditching it costs the least strength."""
     mook = game.board.mook(attacker)
-    hits = [game.board.item_hits(mook.item(slot) or "") if mook.item(slot) else 99 for slot in SLOTS]
-    return Evidence(attacker, done, hits.index(min(hits)))
+    hits = [game.board.item_hits(item) for item in mook.items]
+    return Evidence(attacker, done, hits.index(min(hits)) if hits else 0)
 
 
 def receivers(game: Game, picking: Picking) -> tuple[tuple[int, Mook], ...]:
@@ -605,7 +616,7 @@ def choices(game: Game) -> tuple[Choice, ...]:
         return tuple(Choice(mook_label(game, mook, seat), mook.card) for seat, mook in targets(game, attacker))
     if isinstance(phase, Evidence):
         attacker = game.board.mook(phase.attacker)
-        return tuple(Choice(f"{slot}: {game.name(attacker.item(slot) or '')}", slot) for slot in SLOTS)
+        return tuple(Choice(f"{slot}: {game.name(item)}", slot) for slot in SLOTS if (item := attacker.item(slot)))
     if isinstance(phase, Picking):
         return picking_choices(game, phase)
     if isinstance(phase, EndTurn):
@@ -614,13 +625,19 @@ def choices(game: Game) -> tuple[Choice, ...]:
 
 
 def picking_choices(game: Game, phase: Picking) -> tuple[Choice, ...]:
+    if phase.step == "use":
+        card = game.board.cards[phase.card]
+        plays = (Choice("Play it", "play"),) if card.effect == FUHGEDDABOUTIT else tuple(
+            Choice(name_line("", game.players[seat], " plays it"), "play", seat) for seat in players_for(game, card)
+        )
+        return (Choice(name_line("", game.player, " discards it"), "discard"), *plays)
     if phase.step == "slot":
         return (*(Choice(slot.capitalize(), slot) for slot in SLOTS), *_other_players(game, phase))
     if phase.step == "item":
         items = tuple(
             Choice(
                 f"{short_name(game.players[seat], 4)} "
-                f"{short_person(game.name(mook.item(slot) or ''), LINE_CHARS - 7)} {slot[0].upper()}",
+                f"{game.short(mook.item(slot) or '', LINE_CHARS - 7)} {slot[0].upper()}",
                 mook.item(slot),
             )
             for seat, mook, slot in boostable(game, phase.by)

@@ -52,6 +52,18 @@ def in_order(ages: list[int], strict: bool) -> bool:
     return all(a < b for a, b in pairs) if strict else all(a <= b for a, b in pairs)
 
 
+def order_said(ages: list[int], fewest: int, strict: bool) -> str:
+    """Why the round earns the order bonus or not, in a few words.
+
+    >>> order_said([10, 30], 2, False), order_said([30, 10, 40], 2, False), order_said([20], 2, False)
+    ('in order', 'out of order: 30 then 10', '1 card: no order bonus')
+    """
+    if len(ages) < fewest:
+        return f"{len(ages)} card{'s' if len(ages) != 1 else ''}: no order bonus"
+    wrong = next(((a, b) for a, b in pairwise(ages) if (a >= b if strict else a > b)), None)
+    return "in order" if wrong is None else f"out of order: {wrong[0]} then {wrong[1]}"
+
+
 def apply(state: State, action: Action) -> Step[State] | Rejected:
     """The game after `action`, or why it is refused (the state is never changed)."""
     if state.phase is Phase.OVER:
@@ -183,13 +195,14 @@ def _judge(state: State) -> Step[State]:
     order_ok = len(ages) >= house.order_bonus_min and in_order(ages, house.strict_ties)
     owned = state.owned if bust else set_at(state.owned, seat, state.owned[seat] + state.revealed)
     verdict = "BUST" if bust else "kept"
+    order = order_said(ages, house.order_bonus_min, house.strict_ties)  # a bust says only its order bonus
     judged = replace(
         state,
         owned=owned,
         results=set_at(state.results, seat, Result(total, bust, order_ok)),
         busts=set_at(state.busts, seat, state.busts[seat] + bust),
         owed=state.owed + ((seat,) if order_ok else ()),
-        notice=f"{state.players[seat]} +{ages[-1]} = {total} {verdict}" + (", in order" if order_ok else ""),
+        notice=f"{state.players[seat]} +{ages[-1]} = {total} {verdict}" + (f", {order}" if order_ok or not bust else ""),
     )
     sounds = (Sound.WRONG,) if bust else (Sound.RIGHT,)
     return _win(judged) or _advance(judged, sounds)

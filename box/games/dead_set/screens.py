@@ -20,8 +20,10 @@ def play(state: State) -> View:
 
 def reveal(state: State) -> View:
     count = len(state.taken[state.seat])
+    people = tuple(state.deck.names.values())
     shown = [
-        f"{short_person(state.deck.name_of(card), AGE_ROOM):<{AGE_ROOM}} {state.deck[card]:>3}" for card in state.revealed
+        f"{short_person(state.deck.name_of(card), AGE_ROOM, people):<{AGE_ROOM}} {state.deck[card]:>3}"
+        for card in state.revealed
     ]
     lines = (f"Tap card {len(state.revealed) + 1} of {count}", *shown[-4:])
     cursor = len(lines) - 1 if shown else None

@@ -3,6 +3,8 @@ most five lines of 21 characters."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from box.games.base import Action, Press, Tap, View
 from box.games.deadlines.state import (
     COLUMN_LABELS,
@@ -29,7 +31,7 @@ _READER_OF = {column: reader for reader, column in READER_COLUMN.items()}
 
 def starting(game: Game) -> View:
     lines = tuple(
-        _card_line(game.name(cards[0]), str(value_of(game.card(cards[0]), column)))
+        _card_line(game.name(cards[0]), str(value_of(game.card(cards[0]), column)), _people(game))
         if cards
         else f"{COLUMN_LABELS[column]}: tap {_READER_OF[column]}"
         for column, cards in enumerate(game.columns)
@@ -54,7 +56,7 @@ def drawing(game: Game) -> View:
 
 def attempting(game: Game) -> View:
     phase = expect(game.phase, Attempting)
-    title = f"Special: {short_person(game.name(phase.card), LINE_CHARS - 9)}"
+    title = f"Special: {short_person(game.name(phase.card), LINE_CHARS - 9, _people(game))}"
     return View(title, ("Guess cause of death?", "Yes, I guess", "No"), cursor=1 + phase.choice)
 
 
@@ -62,10 +64,11 @@ def placing(game: Game) -> View:
     phase = expect(game.phase, Placing)
     """The column top to bottom with the insertion mark; a window of five lines around it."""
     column = phase.column
-    rows = [_card_line(game.name(card), str(value_of(game.card(card), column))) for card in game.columns[column]]
+    people = _people(game)
+    rows = [_card_line(game.name(card), str(value_of(game.card(card), column)), people) for card in game.columns[column]]
     rows.insert(phase.position, INSERT_MARK)
     label = COLUMN_LABELS[column]
-    title = f"{label}: {short_person(game.name(phase.card), LINE_CHARS - len(label) - 2)}"
+    title = f"{label}: {short_person(game.name(phase.card), LINE_CHARS - len(label) - 2, _people(game))}"
     return _listing(title, rows, phase.position, game.notice)
 
 
@@ -133,8 +136,13 @@ def _listing(title: str, rows: list[str], cursor: int, notice: str) -> View:
     return View(title, lines, cursor=line, notice=notice)
 
 
-def _card_line(name: str, value: str) -> str:
-    """`name` shortened to fit beside `value`, which is right-aligned.
+def _people(game: Game) -> tuple[str, ...]:
+    """The deck's names, which a shortened name is told apart from."""
+    return tuple(game.deck.names.values())
+
+
+def _card_line(name: str, value: str, among: Sequence[str] = ()) -> str:
+    """`name` shortened to fit beside `value`, which is right-aligned (told apart from `among`'s names).
 
     >>> _card_line("Albert Einstein", "1879-03-14")
     'Einstein   1879-03-14'
@@ -142,7 +150,7 @@ def _card_line(name: str, value: str) -> str:
     'L. d. Vinci    67y 0m'
     """
     room = LINE_CHARS - len(value) - 1
-    return f"{short_person(name, room):<{room}} {value}"
+    return f"{short_person(name, room, among):<{room}} {value}"
 
 
 def describe(before: Game | None, action: Action, after: Game) -> str | None:
