@@ -269,6 +269,13 @@ def test_the_card_phase_can_place_nothing():
     assert state.phase == "draw" and state.turn == 1 and dump(state)["board"] == {}
 
 
+def test_a_card_placed_is_named_with_its_space_not_the_rolls_notice():
+    rolled = play(start(), OK, Roll((1, 2)))
+    assert "To space 3" in rolled.notice
+    placed = play(rolled, tap("Truth"))
+    assert placed.notice == "Truth on space 3" and dump(placed)["board"]["3"]["card"] == card("Truth")
+
+
 def test_a_card_already_on_the_board_cannot_be_placed_again():
     state = on_board(play(start(), OK, Roll((1, 2))), "5", "Truth", 1)
     assert rejected(state, tap("Truth")) == "Already on space 5"
@@ -505,7 +512,7 @@ def test_filling_the_last_outer_space_locks_the_board_for_good():
     spaces = list(state.spaces)
     spaces[3] = None
     state = play(replace(state, spaces=tuple(spaces)), Roll((1, 2)), tap("Halo"), BACK, tap("Dance"))
-    assert dump(state)["lockout"] and state.notice == "Board full: lockout!"
+    assert dump(state)["lockout"] and state.notice == "Dance on space 3. Board full: lockout!"
     # an empty inner space takes no card any more: the card phase has one answer and is not asked
     landed_inside = play(state, Roll((2, 2)))
     assert dump(landed_inside)["positions"]["Bob"]["ring"] == "inner"

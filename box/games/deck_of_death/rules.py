@@ -657,15 +657,18 @@ def _card_tap(state: State, action: Tap) -> Step[State] | Rejected:
     if placed is None:
         if state.lockout:
             return Rejected("Board locked: no empty spaces")
+        locked = state.lockout
         state = _place(state, slot, Placed(action.card, state.turn))
-        return Step(_next_turn(replace(state, notice=state.notice or f"Placed on {state.where(slot)}")), (Sound.RIGHT,))
+        placed_notice = f"{card.title} on {state.where(slot)}"
+        notice = f"{placed_notice}. Board full: lockout!" if state.lockout and not locked else placed_notice
+        return Step(_next_turn(replace(state, notice=notice)), (Sound.RIGHT,))
     if not state.completed:
         return Rejected("Replace only after a completed challenge")
     old = state.cards[placed.card]
     outranks = old.tier is not None and card.tier is not None and card.color == old.color and card.tier > old.tier
     if placed.owner == state.turn or outranks:
         state = _place(state, slot, Placed(action.card, state.turn))
-        return Step(_next_turn(replace(state, notice=f"Takeover: {old.title} out")), (Sound.RIGHT,))
+        return Step(_next_turn(replace(state, notice=f"{card.title} in, {old.title} out")), (Sound.RIGHT,))
     defender = state.players[placed.owner]
     if state.immune[placed.owner]:  # a duel is a challenge, which the immune ignore (RULINGS 5)
         return Rejected(f"{short_name(defender, 12)} is immune: no duel")
