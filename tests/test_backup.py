@@ -25,7 +25,7 @@ from box.cli.main import main
 from box.decks.codec import BUILTIN_DIR
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
-from box.storage.backup import MANIFEST, Places, journal_in_use, read_backup, restore, write_backup
+from box.storage.backup import MANIFEST, JournalInUse, Places, journal_in_use, read_backup, restore, write_backup
 from box.storage.history import HISTORY_FILE, Played, append
 from box.storage.journal import Journal
 from box.storage.roster import ROSTER_FILE, Roster, save_roster
@@ -124,7 +124,7 @@ def test_a_backup_taken_while_the_box_writes_is_one_moment_of_its_journal(tmp_pa
     done = threading.Event()
 
     def keep_writing() -> None:
-        for number in range(400):
+        for number in range(200):
             box.append(game, {"t": "press", "b": "ok", "n": number})
         done.set()
 
@@ -225,8 +225,9 @@ def crafted(parts: dict[str, bytes], manifest: dict | None = None, extra: list[t
     return out.getvalue()
 
 
-@pytest.fixture
-def good(tmp_path: Path) -> bytes:
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    tmp_path = tmp_path_factory.mktemp("good")
     state, decks, settings = owner_box(tmp_path / "source")
     journal = Journal(state / "journal.db")
     game = journal.start_game("dead-set", ["Ann", "Bob"], {"target": "13"}, None)
@@ -312,3 +313,44 @@ def test_a_part_over_its_bound_is_refused_by_the_manifest(tmp_path: Path) -> Non
     (tmp_path / "staging").mkdir()
     with pytest.raises(NotABackup, match="over its bound"):
         read_backup(tmp_path / "b.tar", tmp_path / "staging")
+
+
+def test_damaged_history_lines_are_left_out_and_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state, _, settings = owner_box(tmp_path / "a")
+    good_line = (state / HISTORY_FILE).read_bytes()
+    (state / HISTORY_FILE).write_bytes(good_line + b'{"number": "torn\n' + good_line + b'{"numb')
+    assert main(["backup", "-o", str(tmp_path / "b.tar"), "--state-dir", str(state), "--config", str(settings)]) == 0
+    assert "left out of the history: 1 damaged line(s)" in capsys.readouterr().out
+    fresh = ["--state-dir", str(tmp_path / "fresh"), "--config", str(tmp_path / "none.toml")]
+    assert main(["restore", str(tmp_path / "b.tar"), "--state-only", *fresh]) == 0
+    assert (tmp_path / "fresh" / HISTORY_FILE).read_bytes() == good_line * 2
+
+
+def test_a_damaged_journal_gives_no_backup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state, _, settings = owner_box(tmp_path)
+    (state / "journal.db").write_bytes(b"SQLite format 3\0" + bytes(4000))
+    assert main(["backup", "-o", str(tmp_path / "b.tar"), "--state-dir", str(state), "--config", str(settings)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "journal" in err and "\n" not in err
+    assert not (tmp_path / "b.tar").exists() and not list(tmp_path.glob(".gravebox-backup-*"))
+
+
+def test_restore_waits_for_a_box_in_another_process(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    state, decks, settings = owner_box(tmp_path / "a")
+    write_backup(Places(state, settings, decks), tmp_path / "a.tar", "test")
+    other = tmp_path / "b"
+    other.mkdir()
+    holder = "import sys; from box.storage.journal import Journal; j = Journal(sys.argv[1]); print('open', flush=True); sys.stdin.read()"
+    box = subprocess.Popen([sys.executable, "-c", holder, str(other / "journal.db")],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent)
+    try:
+        assert box.stdout is not None and box.stdout.readline() == "open\n"
+        with pytest.raises(JournalInUse):
+            restore(tmp_path / "a.tar", Places(other), state_only=True)
+    finally:
+        box.communicate("")
+    restore(tmp_path / "a.tar", Places(other), state_only=True)
+    assert (other / ROSTER_FILE).read_bytes() == (state / ROSTER_FILE).read_bytes()

@@ -87,6 +87,8 @@ def backup(args: argparse.Namespace) -> int:
     except OSError as problem:
         raise FileProblem(output, f"cannot write the backup: {problem.strerror or problem}") from None
     print(f"{output}: the box's backup: {told(manifest)}")
+    if manifest.dropped:
+        print(f"left out of the history: {manifest.dropped} damaged line(s) (the phone page skips them too)")
     if manifest.skipped:
         print(f"not taken from {places.decks} (not deck files): {', '.join(manifest.skipped[:10])}")
     return 0

@@ -40,7 +40,7 @@ from box.files.text import MAX_SETTINGS_BYTES
 from box.storage.config import MAX_CONFIG_BYTES, load_config
 from box.storage.history import HISTORY_FILE
 from box.storage.history import decode as decode_played
-from box.storage.journal import StorageError
+from box.storage.journal import StorageError, unique
 from box.storage.journal.errors import Bad, JournalTooNew
 from box.storage.journal.judge import judge
 from box.storage.roster import MAX_ROSTER_BYTES, ROSTER_FILE, load_roster
@@ -98,6 +98,7 @@ class Manifest:
     made: str
     parts: dict[str, tuple[int, str]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # files of the decks folder a backup does not take
+    dropped: int = 0  # lines of the history its reader skips (damaged), left out
 
     def to_json(self) -> bytes:
         parts = [{"name": name, "size": size, "sha256": digest} for name, (size, digest) in self.parts.items()]
@@ -174,9 +175,9 @@ def deck_files(folder: Path) -> tuple[list[Path], list[str]]:
 
 
 def write_backup(places: Places, output: Path, box_version: str, now: Callable[[], str] | None = None) -> Manifest:
-    """Write the backup of the box at `places` to `output` (replaced atomically); its manifest."""
-    made = now() if now is not None else time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest = Manifest(box_version, made)
+    """Write the backup of the box at `places` to `output`: read back and judged as a restore would
+    before it takes the name (atomically), so no backup is written that cannot be restored."""
+    manifest = Manifest(box_version, now() if now is not None else time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     blobs: dict[str, bytes] = {}
     journal = places.state_dir / JOURNAL
     with _scratch(output.parent) as scratch:
@@ -187,9 +188,10 @@ def write_backup(places: Places, output: Path, box_version: str, now: Callable[[
                 raise FileProblem(journal, f"larger than {MAX_JOURNAL} bytes: too large for a backup")
             manifest.parts[JOURNAL] = (copied.stat().st_size, _digest_of(copied))
         for name in (ROSTER_FILE, TAGS_FILE, HISTORY_FILE):
-            data = read_bounded(places.state_dir / name, LIMITS[name], missing=b"\0")
-            if data != b"\0":
-                blobs[name] = data
+            if (places.state_dir / name).exists() or (places.state_dir / name).is_symlink():
+                blobs[name] = read_bounded(places.state_dir / name, LIMITS[name])
+        if HISTORY_FILE in blobs:
+            blobs[HISTORY_FILE], manifest.dropped = readable_history(blobs[HISTORY_FILE])
         if places.settings is not None and places.settings.exists():
             blobs[SETTINGS] = read_bounded(places.settings, MAX_CONFIG_BYTES, what="settings file")
         if places.decks is not None:
@@ -207,9 +209,24 @@ def write_backup(places: Places, output: Path, box_version: str, now: Callable[[
                         _add(tar, name, part, size)
             handle.flush()
             os.fsync(handle.fileno())
+        (scratch / "check").mkdir()
+        judge_parts(scratch / "check", read_backup(written, scratch / "check"), output)
         os.replace(written, output)
     sync_folder(output.parent)
     return manifest
+
+
+def readable_history(data: bytes) -> tuple[bytes, int]:
+    """history.jsonl's lines its reader takes (as the page shows them), and how many it would skip."""
+    kept, dropped = [], 0
+    for line in data.splitlines(keepends=True):
+        try:
+            if line.endswith(b"\n") and line.strip():
+                decode_played(json.loads(line))
+                kept.append(line)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            dropped += 1
+    return b"".join(kept), dropped
 
 
 def _add(tar: tarfile.TarFile, name: str, data: IO[bytes], size: int) -> None:
@@ -424,7 +441,7 @@ def restore(source: Path, places: Places, state_only: bool = False, decks: Path 
             _writable(decks, "decks folder (restore with --state-only to leave the decks)")
         if journal_in_use(state / JOURNAL):  # a box started meanwhile
             raise JournalInUse(state / JOURNAL)
-        kept = _unique(state / f"replaced-{time.strftime('%Y%m%d-%H%M%S')}")
+        kept = unique(state / f"replaced-{time.strftime('%Y%m%d-%H%M%S')}")
         kept.mkdir()
         for name in SET_ASIDE:
             if (state / name).exists() or (state / name).is_symlink():
@@ -447,14 +464,6 @@ def restore(source: Path, places: Places, state_only: bool = False, decks: Path 
 def _writable(folder: Path, what: str) -> None:
     if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
         raise FileProblem(folder, f"cannot write the {what}")
-
-
-def _unique(path: Path) -> Path:
-    candidate, number = path, 1
-    while candidate.exists() or candidate.is_symlink():
-        number += 1
-        candidate = path.with_name(f"{path.name}-{number}")
-    return candidate
 
 
 def _replace(target: Path, data: bytes, kept: Path | None) -> None:
