@@ -16,6 +16,7 @@ import shutil
 import sqlite3
 import tarfile
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -121,30 +122,35 @@ def test_a_backup_taken_while_the_box_writes_is_one_moment_of_its_journal(tmp_pa
     state.mkdir()
     box = Journal(state / "journal.db")
     game = box.start_game("dead-set", ["Ann", "Bob"], {"target": "13"}, None)
-    done = threading.Event()
+    written, stop, more = [0], threading.Event(), threading.Condition()
 
-    def keep_writing() -> None:
-        for number in range(200):
-            box.append(game, {"t": "press", "b": "ok", "n": number})
-        done.set()
+    def keep_writing() -> None:  # the box, writing on while the backups are taken
+        while not stop.is_set():
+            box.append(game, {"t": "press", "b": "ok", "n": written[0]})
+            with more:
+                written[0] += 1
+                more.notify_all()
 
     writer = threading.Thread(target=keep_writing)
     writer.start()
     counts = []
     try:
         for number in range(4):
+            with more:
+                more.wait_for(lambda least=5 * (number + 1): written[0] > least, timeout=30)
             write_backup(Places(state), tmp_path / f"{number}.tar", "test")
             staging = tmp_path / f"staged-{number}"
             staging.mkdir()
             read_backup(tmp_path / f"{number}.tar", staging)
-            with sqlite3.connect(staging / "journal.db") as copy:
+            with closing(sqlite3.connect(staging / "journal.db")) as copy:
                 seen = [json.loads(a)["n"] for (a,) in copy.execute("SELECT action FROM actions ORDER BY seq")]
             assert seen == list(range(len(seen))), "a prefix of the actions, none torn"
             counts.append(len(seen))
     finally:
+        stop.set()
         writer.join()
         box.close()
-    assert done.is_set() and counts == sorted(counts)
+    assert counts == sorted(counts) and counts[0] > 5
 
 
 def test_a_restore_onto_a_box_in_another_state_keeps_what_it_replaced(tmp_path: Path) -> None:
