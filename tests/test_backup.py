@@ -29,7 +29,7 @@ from box.sim.world import SimulatedBox
 from box.storage.backup import MANIFEST, JournalInUse, Places, journal_in_use, read_backup, restore, write_backup
 from box.storage.history import HISTORY_FILE, Played, append
 from box.storage.journal import Journal
-from box.storage.roster import ROSTER_FILE, Roster, save_roster
+from box.storage.roster import ROSTER_FILE, UPLOADED_DECKS, Roster, save_roster
 from box.storage.tags import TAGS_FILE, TagMap
 
 UID = bytes.fromhex("04a1b2c3d4e5f6")
@@ -44,6 +44,8 @@ def owner_box(root: Path, names: tuple[str, ...] = ("Ann", "Bob", "Cid")) -> tup
     TagMap({UID: ("dead-set", "ds001")}).save(state / TAGS_FILE)
     append(state / HISTORY_FILE, Played(1, "dead-set", "Dead Set", names, names[:1], {}, "2026-12-01 21:00", 9, ()))
     shutil.copy(BUILTIN_DIR / "dead-set.csv", decks / "dead-set.csv")
+    (state / UPLOADED_DECKS).mkdir()  # a deck uploaded from the phone
+    shutil.copy(BUILTIN_DIR / "deadlines.csv", state / UPLOADED_DECKS / "deadlines.csv")
     settings.write_text(f'[box]\nnames = {json.dumps(list(names))}\ndecks = "{decks}"\n', encoding="utf-8")
     return state, decks, settings
 
@@ -80,7 +82,9 @@ def test_a_box_restored_on_a_fresh_state_folder_resumes_its_game(tmp_path: Path)
     code = main(["restore", str(tmp_path / "box.tar"), "--state-dir", str(fresh / "state"),
                  "--config", str(fresh / "config.toml"), "--decks", str(fresh_decks)])
     assert code == 0
-    assert sorted(p.name for p in (fresh / "state").iterdir()) == sorted(["journal.db", ROSTER_FILE, TAGS_FILE, HISTORY_FILE])
+    names = ["journal.db", ROSTER_FILE, TAGS_FILE, HISTORY_FILE, UPLOADED_DECKS]
+    assert sorted(p.name for p in (fresh / "state").iterdir()) == sorted(names)
+    assert list(snapshot(fresh / "state" / UPLOADED_DECKS).values()) == list(snapshot(state / UPLOADED_DECKS).values())
     for name in (ROSTER_FILE, TAGS_FILE, HISTORY_FILE):
         assert (fresh / "state" / name).read_bytes() == (state / name).read_bytes()
     assert (fresh / "config.toml").read_bytes() == settings.read_bytes()
@@ -101,7 +105,7 @@ def test_the_command_says_what_it_wrote(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["backup", "-o", str(tmp_path / "b.tar"), "--state-dir", str(state), "--config", str(settings)]) == 0
     said = capsys.readouterr().out
     assert said.startswith(f"{tmp_path / 'b.tar'}: the box's backup: journal.db, roster.json, tags.csv, history.jsonl,"
-                           " settings, 1 deck file (")
+                           " settings, 1 deck file, 1 deck from the phone (")
     with tarfile.open(tmp_path / "b.tar") as tar:  # a plain tar any tool lists
         assert tar.getnames()[0] == MANIFEST and "decks/dead-set.csv" in tar.getnames()
 
@@ -172,10 +176,10 @@ def test_a_restore_onto_a_box_in_another_state_keeps_what_it_replaced(tmp_path: 
     before = snapshot(other, other_decks) | {str(other_settings): other_settings.read_bytes()}
     done = restore(tmp_path / "a.tar", Places(other, other_settings, other_decks), decks=other_decks)
     assert done.kept is not None and done.kept.parent == other and done.kept.name.startswith("replaced-")
-    for name in (ROSTER_FILE, TAGS_FILE, HISTORY_FILE, "journal.db"):
+    for name in (ROSTER_FILE, TAGS_FILE, HISTORY_FILE, "journal.db", f"{UPLOADED_DECKS}/deadlines.csv"):
         assert (done.kept / name).read_bytes() == before[str(other / name)], name
     assert (done.kept / "settings" / "config.toml").read_bytes() == before[str(other_settings)]
-    assert (done.kept / "decks" / "deadlines.csv").exists() and not (other_decks / "deadlines.csv").exists()
+    assert (done.kept / "owner-decks" / "deadlines.csv").exists() and not (other_decks / "deadlines.csv").exists()
     assert other_settings.read_bytes() == settings.read_bytes()
     again = SimulatedBox(state_dir=other, seed=3)
     try:
@@ -275,6 +279,7 @@ def refusals(good: bytes) -> dict[str, tuple[bytes, str]]:
         "a tag map its loader refuses": (crafted({"tags.csv": b"uid,game,card\nzz,dead-set,ds001\n"}), "tags.csv:2"),
         "settings their loader refuses": (crafted({"settings/config.toml": b"[box]\nbogus = 1\n"}), "bogus"),
         "a deck its loader refuses": (crafted({"decks/dead-set.csv": b"id,name\n"}), "dead-set.csv"),
+        "an uploaded deck its loader refuses": (crafted({"uploaded-decks/deadlines.csv": b"id\n"}), "deadlines.csv"),
         "a history line unreadable": (crafted({"history.jsonl": b'{"number": "x"}\n'}), "history.jsonl:1"),
     }
 

@@ -60,12 +60,13 @@ def told(manifest: Manifest) -> str:
     >>> told(Manifest("0.1.0", "now", {"journal.db": (4096, ""), "decks/dead-set.csv": (900, "")}))
     'journal.db, 1 deck file (5 kB)'
     """
-    from box.storage.backup import DECKS, SETTINGS
+    from box.storage.backup import DECKS, SETTINGS, UPLOADED
 
-    names = ["settings" if name == SETTINGS else name for name in manifest.parts if not name.startswith(DECKS)]
-    decks = sum(1 for name in manifest.parts if name.startswith(DECKS))
-    if decks:
-        names.append(f"{decks} deck file{'s' if decks != 1 else ''}")
+    names = ["settings" if name == SETTINGS else name for name in manifest.parts if "/" not in name or name == SETTINGS]
+    for folder, one, more in ((DECKS, "deck file", "deck files"), (UPLOADED, "deck from the phone", "decks from the phone")):
+        count = sum(1 for name in manifest.parts if name.startswith(folder))
+        if count:
+            names.append(f"{count} {one if count == 1 else more}")
     size = sum(size for size, _ in manifest.parts.values())
     return f"{', '.join(names) or 'nothing: an empty box'} ({max(1, round(size / 1000))} kB)"
 

@@ -4,6 +4,7 @@ A backup is a plain tar (POSIX ustar, no compression: any `tar tf` lists it) of 
 with known names: `manifest.json` first (the format and its version, the box's version, when,
 and each part's name, size and sha256), then the parts: `journal.db` (SQLite's online backup of
 the journal, taken while the box runs), `roster.json`, `tags.csv`, `history.jsonl`,
+`uploaded-decks/<game>.csv` (decks uploaded from the phone, the state folder's `decks/`),
 `settings/config.toml` and `decks/<file>` (the owner's decks folder). Phone pairings
 (web-sessions.json) are secrets of this box and stay out; the phone page's cache is made again.
 
@@ -43,7 +44,7 @@ from box.storage.history import decode as decode_played
 from box.storage.journal import StorageError, unique
 from box.storage.journal.errors import Bad, JournalTooNew
 from box.storage.journal.judge import judge
-from box.storage.roster import MAX_ROSTER_BYTES, ROSTER_FILE, load_roster
+from box.storage.roster import MAX_ROSTER_BYTES, ROSTER_FILE, UPLOADED_DECKS, load_roster
 from box.storage.tags import MAX_TAG_BYTES, TAGS_FILE, TagMap
 
 FORMAT = "gravebox-backup"
@@ -52,21 +53,18 @@ MANIFEST = "manifest.json"
 JOURNAL = "journal.db"
 SETTINGS = "settings/config.toml"
 DECKS = "decks/"
+UPLOADED = "uploaded-decks/"  # the state folder's decks/ (box/storage/roster.py's UPLOADED_DECKS)
 MAX_MANIFEST = 64 * 1024
 MAX_JOURNAL = 256 * 1024 * 1024  # years of games are a few MB
 MAX_HISTORY = 32 * 1024 * 1024  # ~80,000 games of a few hundred bytes
 MAX_DECK_FILES = 64
 MAX_BACKUP = 512 * 1024 * 1024
 """A file larger than this is not a backup: refused before it is read."""
-LIMITS = {
-    JOURNAL: MAX_JOURNAL,
-    ROSTER_FILE: MAX_ROSTER_BYTES,
-    TAGS_FILE: MAX_TAG_BYTES,
-    HISTORY_FILE: MAX_HISTORY,
-    SETTINGS: MAX_CONFIG_BYTES,
-}
+LIMITS = {JOURNAL: MAX_JOURNAL, ROSTER_FILE: MAX_ROSTER_BYTES, TAGS_FILE: MAX_TAG_BYTES, HISTORY_FILE: MAX_HISTORY,
+          SETTINGS: MAX_CONFIG_BYTES}
+MAX_PARTS = len(LIMITS) + 2 * MAX_DECK_FILES
 STATE_PARTS = (JOURNAL, ROSTER_FILE, TAGS_FILE, HISTORY_FILE)
-SET_ASIDE = (*STATE_PARTS, f"{JOURNAL}-wal", f"{JOURNAL}-shm", "web-history.json")
+SET_ASIDE = (*STATE_PARTS, f"{JOURNAL}-wal", f"{JOURNAL}-shm", "web-history.json", UPLOADED_DECKS)
 """What a restore moves from the state folder into replaced-<time>/ (the page's cache is made again)."""
 DECK_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\.(csv|toml)")
 BLOCK = 512
@@ -112,8 +110,9 @@ def limit_of(name: str) -> int | None:
     >>> limit_of("decks/dead-set.csv") > 0, limit_of("decks/../x.csv"), limit_of("/etc/passwd")
     (True, None, None)
     """
-    if name.startswith(DECKS):
-        return MAX_SETTINGS_BYTES if DECK_FILE.fullmatch(name.removeprefix(DECKS)) else None
+    folder, _, file = name.rpartition("/")
+    if f"{folder}/" in (DECKS, UPLOADED):
+        return MAX_SETTINGS_BYTES if DECK_FILE.fullmatch(file) else None
     return LIMITS.get(name)
 
 
@@ -131,7 +130,7 @@ def parse_manifest(data: bytes, source: object) -> Manifest:
     if version > VERSION:
         raise NotABackup(source, f"made by a later Gravebox (backup format {version}; this box reads {VERSION}): update it")
     parts, rows = {}, found.get("parts")
-    if not isinstance(rows, list) or len(rows) > len(LIMITS) + MAX_DECK_FILES:
+    if not isinstance(rows, list) or len(rows) > MAX_PARTS:
         raise NotABackup(source, "its manifest lists no parts, or too many")
     for row in rows:
         name, size, digest = (row.get(key) if isinstance(row, dict) else None for key in ("name", "size", "sha256"))
@@ -196,8 +195,10 @@ def write_backup(places: Places, output: Path, box_version: str, now: Callable[[
             blobs[SETTINGS] = read_bounded(places.settings, MAX_CONFIG_BYTES, what="settings file")
         if places.decks is not None:
             taken, manifest.skipped = deck_files(places.decks)
-            for path in taken:
-                blobs[DECKS + path.name] = read_bounded(path, MAX_SETTINGS_BYTES, what="deck file")
+            blobs |= {DECKS + path.name: read_bounded(path, MAX_SETTINGS_BYTES, what="deck file") for path in taken}
+        if (places.state_dir / UPLOADED_DECKS).is_dir():
+            taken, _ = deck_files(places.state_dir / UPLOADED_DECKS)
+            blobs |= {UPLOADED + path.name: read_bounded(path, MAX_SETTINGS_BYTES, what="deck file") for path in taken}
         for name, data in blobs.items():
             manifest.parts[name] = (len(data), hashlib.sha256(data).hexdigest())
         written = scratch / "backup.tar"
@@ -314,7 +315,7 @@ def _read_members(handle: IO[bytes], path: Path, staging: Path) -> Manifest:
 
 def _members(handle: IO[bytes], path: Path) -> Iterator[tuple[str, int]]:
     """Each member's name and size (its header read and judged), until the end of the archive."""
-    for _ in range(len(LIMITS) + MAX_DECK_FILES + 2):
+    for _ in range(MAX_PARTS + 2):
         header = _exactly(handle, BLOCK, path)
         if header == bytes(BLOCK):
             for rest in iter(lambda: handle.read(CHUNK), b""):  # only zeros may follow (the archive's padding)
@@ -366,10 +367,11 @@ def judge_parts(staging: Path, manifest: Manifest, source: object) -> None:
         judge_history(read_bounded(staging / HISTORY_FILE, MAX_HISTORY, missing=b""), source)
         if SETTINGS in manifest.parts:
             load_config(staging / SETTINGS)
-        if any(name.startswith(DECKS) for name in manifest.parts):
-            from box.games import load_decks
+        from box.games import load_decks
 
-            load_decks(staging / "decks")
+        for folder in (DECKS, UPLOADED):
+            if any(name.startswith(folder) for name in manifest.parts):
+                load_decks(staging / folder)
     except (Bad, JournalTooNew) as problem:
         raise NotABackup(source, f"journal.db: {problem}") from None
     except StorageError as problem:
@@ -449,11 +451,13 @@ def restore(source: Path, places: Places, state_only: bool = False, decks: Path 
         for name in STATE_PARTS:
             if name in manifest.parts:
                 (staging / name).rename(state / name)
+        if any(name.startswith(UPLOADED) for name in manifest.parts):
+            (staging / UPLOADED).rename(state / UPLOADED_DECKS)
         sync_folder(state)
         if settings is not None:
             _replace(settings, (staging / SETTINGS).read_bytes(), kept / "settings")
         if names and decks is not None:
-            _replace_decks(decks, staging / "decks", names, kept / "decks")
+            _replace_decks(decks, staging / DECKS, names, kept / "owner-decks")
         if any(kept.iterdir()):
             sync_folder(kept)
             return Restored(manifest, kept)
