@@ -1,21 +1,26 @@
-"""Box (`/box`): running or not, the version, the readers, the last self-test, the storage."""
+"""Box (`/box`): running or not, the version, the readers, the last self-test, the storage; a paired
+phone downloads the whole box in one file (`/box/backup`, box/storage/backup.py)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
+from box.errors import FileProblem
 from box.storage.roster import ROSTER_FILE
 from box.storage.tags import TAGS_FILE
 from box.web.journal_view import JOURNAL_FILE
-from box.web.site import Site
+from box.web.site import Refused, Site
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +30,27 @@ class BoxPage:
         self.site = site
 
     def routes(self) -> list[Route]:
-        return [Route("/box", self.show)]
+        return [Route("/box", self.show), Route("/box/backup", self.backup, methods=["POST"])]
 
     async def show(self, request: Request) -> Response:
         state, online = await self.site.current()
         return self.site.page(request, "box.html", {"state": state if online else None, **storage(self.site.state_dir)})
+
+    async def backup(self, request: Request) -> Response:
+        """The whole box as `gravebox backup` writes it, for a paired phone (the form's token and
+        Origin checked): written beside the state, sent, then removed."""
+        try:
+            await self.site.guard(request)
+        except Refused as problem:
+            return self.site.refused(request, problem)
+        try:
+            path, name = await run_in_threadpool(write_download, self.site)
+        except (FileProblem, OSError) as problem:
+            log.warning("backup for the phone not written: %s", problem)
+            return self.site.message(request, f"No backup: {problem}", 503)
+        disposition = f'attachment; filename="{name}"'
+        return FileResponse(path, media_type="application/x-tar", headers={"Content-Disposition": disposition},
+                            background=BackgroundTask(path.unlink, missing_ok=True))
 
 
 def storage(state_dir: Path) -> dict[str, Any]:
@@ -51,3 +72,23 @@ def storage(state_dir: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         report = None
     return {"sizes": sizes, "free": free, "total": total, "version": __version__, "selftest": report}
+
+
+def write_download(site: Site) -> tuple[Path, str]:
+    """A backup of the box in a new file of the state folder, and the name a phone saves it as."""
+    import tempfile
+    import time
+
+    from box import __version__
+    from box.storage.backup import Places, write_backup
+
+    settings = site.settings
+    places = Places(site.state_dir, settings.settings_file, settings.decks_dir)
+    descriptor, name = tempfile.mkstemp(prefix=".gravebox-download-", suffix=".tar", dir=site.state_dir)
+    os.close(descriptor)
+    try:
+        write_backup(places, Path(name), __version__)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name), f"gravebox-backup-{time.strftime('%Y%m%d-%H%M')}.tar"
