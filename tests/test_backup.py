@@ -365,3 +365,44 @@ def test_restore_waits_for_a_box_in_another_process(tmp_path: Path) -> None:
         box.communicate("")
     restore(tmp_path / "a.tar", Places(other), state_only=True)
     assert (other / ROSTER_FILE).read_bytes() == (state / ROSTER_FILE).read_bytes()
+
+
+def test_the_box_menu_saves_the_whole_box_to_a_stick(tmp_path: Path) -> None:
+    from box.core.app import SIM_STICK, SIM_STICKS
+    from tests.test_tag_transfer import answered, usb
+
+    state, _, _ = owner_box(tmp_path / "box")
+    world = SimulatedBox(state_dir=state, seed=5)
+    try:
+        usb(world, "Save box to USB")  # main menu, USB stick: the job runs on the stick's worker
+        assert answered(world) == "Box saved on STICK: you may pull it"
+        actions = actions_of(world.journal)
+    finally:
+        world.close()
+    saved = list((state / SIM_STICKS / SIM_STICK).glob("gravebox-backup-*.tar"))
+    assert len(saved) == 1
+    done = restore(saved[0], Places(tmp_path / "fresh"), state_only=True)
+    assert {"journal.db", ROSTER_FILE, TAGS_FILE, HISTORY_FILE} <= set(done.manifest.parts)
+    assert (tmp_path / "fresh" / ROSTER_FILE).read_bytes() == (state / ROSTER_FILE).read_bytes()
+    again = SimulatedBox(state_dir=tmp_path / "fresh", seed=5)
+    try:
+        assert actions_of(again.journal) == actions
+    finally:
+        again.close()
+
+
+def test_no_stick_no_backup_one_line(tmp_path: Path) -> None:
+    from box.core.app import SIM_STICK
+    from box.ports.usb import FakeSticks
+    from tests.test_tag_transfer import answered, usb
+
+    state, _, _ = owner_box(tmp_path / "box")
+    world = SimulatedBox(state_dir=state)
+    try:
+        sticks = world.transfers.sticks
+        assert isinstance(sticks, FakeSticks)
+        sticks.pull(SIM_STICK)
+        usb(world, "Save box to USB")
+        assert answered(world) == "Not saved: no USB stick: plug one in"
+    finally:
+        world.close()

@@ -24,6 +24,7 @@ class Settings:
     state_dir: Path | None = None  # where enrolment saves the tag map
     roster: Roster = field(default_factory=Roster)  # the phone page's names and defaults (roster.json)
     contrast: int = DEFAULT_CONTRAST  # the OLED's contrast when awake (0..255)
+    config_file: Path | None = None  # the owner's settings file, which a backup takes (box/storage/backup.py)
     page: str = ""  # the phone page's address (box.parts.phone.page_address); "": this machine's name, port 8080
 
     def player_names(self, count: int) -> list[str]:

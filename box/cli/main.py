@@ -169,7 +169,8 @@ def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
     page = page_address(config.web_listen, config.web_hosts)  # shown by the box menu's *Phone page*
-    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page)
+    file = args.config or DEFAULT_CONFIG  # a backup to a stick takes it
+    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page, config_file=file)
 
 
 def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:

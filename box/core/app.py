@@ -122,7 +122,7 @@ def assemble(
             settings.roster, roster_aside = load_or_recover(state_dir / ROSTER_FILE)
         sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
         keep = state_dir / TAGS_FILE if state_dir is not None and root is None else None
-        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks, keep=keep)
+        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks, keep=keep, settings=settings if keep else None)
         opened = parts
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()
