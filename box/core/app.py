@@ -127,7 +127,8 @@ def assemble(
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
-            bus.subscribe("history", History(state_dir / HISTORY_FILE, seats=journaled_seats(state_dir / JOURNAL_FILE)))
+            seats, wall = journaled_seats(state_dir / JOURNAL_FILE), settings.clock
+            bus.subscribe("history", History(state_dir / HISTORY_FILE, wall.stamp, seats, wall.source))
         box = Box(
             journal,
             tags,

@@ -18,7 +18,6 @@ roster's default options), START, and the tools.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
@@ -35,7 +34,7 @@ from box.parts.game_events import standing
 from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
 from box.storage.journal import Journal, StorageError
-from box.storage.roster import SEATS, STARTED, UPLOADED_DECKS
+from box.storage.roster import DATED, SEATS, STARTED, UPLOADED_DECKS
 
 if TYPE_CHECKING:
     from box.base.settings import Settings
@@ -197,7 +196,8 @@ class Lobby:
             raise GameStartError(str(problem)) from None
         with self.journal.batch():  # the game, when it started and who sat where (the page's history), its table: one write
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
-            self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
+            self.journal.put(f"{STARTED}{record_id}", self.settings.clock.stamp())
+            self.journal.put(f"{DATED}{record_id}", self.settings.clock.source())  # which clock said so
             self.journal.put(f"{SEATS}{record_id}", self.settings.roster.seat_ids(names))  # players by id: a rename keeps them
             self.journal.put(f"{TABLE}{game}", {"players": len(names), "names": names, "options": dict(values)})
             self.journal.put(LAST_GAME, game)

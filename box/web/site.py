@@ -135,6 +135,7 @@ class Site:
             "paired": session is not None,
             "csrf": security.csrf_token(session) if session else "",
             "online": self.link.online,
+            "box_clock": (self.link.state or {}).get("clock") if self.link.online else None,  # unsynchronised: the phone's time
             "section": name.removesuffix(".html"),
             **context,
         }

@@ -13,9 +13,10 @@ from typing import Any
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from box.base.wallclock import SAID
 from box.errors import FileProblem
 from box.storage.roster import ROSTER_FILE
 from box.storage.tags import TAGS_FILE
@@ -30,11 +31,30 @@ class BoxPage:
         self.site = site
 
     def routes(self) -> list[Route]:
-        return [Route("/box", self.show), Route("/box/backup", self.backup, methods=["POST"])]
+        return [
+            Route("/box", self.show),
+            Route("/box/backup", self.backup, methods=["POST"]),
+            Route("/clock", self.phone_time, methods=["POST"]),
+        ]
 
     async def show(self, request: Request) -> Response:
         state, online = await self.site.current()
-        return self.site.page(request, "box.html", {"state": state if online else None, **storage(self.site.state_dir)})
+        clock = SAID.get(str(state.get("clock"))) if online else None
+        context = {"state": state if online else None, "clock": clock, **storage(self.site.state_dir)}
+        return self.site.page(request, "box.html", context)
+
+    async def phone_time(self, request: Request) -> Response:
+        """A paired phone's clock (static/clock.js, sent while the box's own is not synchronised)."""
+        try:
+            form = await self.site.guard(request)
+        except Refused as problem:
+            return PlainTextResponse(str(problem), status_code=problem.status)
+        ms = str(form.get("ms", ""))
+        if not ms.isdigit() or len(ms) > 16:
+            return PlainTextResponse("ms: a whole number of milliseconds", status_code=400)
+        if unheard := await self.site.tell_box("phone-time", ms=int(ms)):
+            return PlainTextResponse(unheard, status_code=503)
+        return PlainTextResponse("the box has this phone's time")
 
     async def backup(self, request: Request) -> Response:
         """The whole box as `gravebox backup` writes it, for a paired phone (the form's token and
