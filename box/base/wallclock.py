@@ -47,7 +47,7 @@ def system_synchronised(flag: Path = SYNC_FLAG) -> bool:
         state = libc.adjtimex(ctypes.create_string_buffer(512))  # a zeroed struct timex: modes 0, only read
     except (OSError, AttributeError):  # not Linux: nothing says it is
         return False
-    return state not in (-1, TIME_ERROR)
+    return state not in (-1, TIME_ERROR)  # -1: not allowed to ask (a ProtectClock= sandbox): not known to be
 
 
 class WallClock:

@@ -112,7 +112,8 @@ def backup_to_stick(settings: Settings, sticks: Sticks) -> tuple[bool, str]:
     places = Places(settings.state_dir, settings.config_file, settings.decks_dir)
     try:
         with _mounted(sticks) as (stick, root):
-            write_backup(places, root / f"gravebox-backup-{time.strftime('%Y%m%d-%H%M')}.tar", __version__)
+            named = time.strftime("%Y%m%d-%H%M", time.localtime(settings.clock.now()))  # a phone's date, away from a network
+            write_backup(places, root / f"gravebox-backup-{named}.tar", __version__)
     except NoUsbService as problem:
         return False, str(problem)
     except StickError as problem:
