@@ -75,23 +75,30 @@ def test_the_system_says_it_is_synchronised_by_timesyncds_flag(tmp_path: Path) -
 
 def test_a_game_played_at_a_friends_house_is_dated_by_the_phone(tmp_path: Path) -> None:
     world = SimulatedBox(state_dir=tmp_path / "state", seed=1)
-    fake = Fake()
-    world.box.settings.clock = fake.clock()
+    world.box.settings.clock = Fake().clock()
+    runner = ScriptRunner(world, "friend")
+    phone_said = time.strftime("%Y-%m-%d %H:%M", time.localtime(PHONE_MS / 1000))
     try:
         assert world.dump()["clock"] == UNSYNCHRONISED
+        runner.run(parse_script("start dead-set names=Ann,Bob", runner.path))  # before any phone came
+        assert world.box.session is not None
+        first = world.box.session.record.id
+        assert world.journal.get(f"{STARTED}{first}") == time.strftime("%Y-%m-%d %H:%M", time.localtime(STALE))
+        assert world.journal.get(f"{DATED}{first}") == UNSYNCHRONISED
         answers: list[str] = []
-        world.loop.enqueue(ControlCommand("phone-time", {"ms": PHONE_MS}, reply=answers.append))
-        world.advance(0.05)
-        assert answers == [""] and world.dump()["clock"] == PHONE
         world.loop.enqueue(ControlCommand("phone-time", {"ms": 5}, reply=answers.append))
         world.advance(0.05)
-        assert answers[-1] == "not a phone's time"
-        runner = ScriptRunner(world, "friend")
+        assert answers == ["not a phone's time"] and world.dump()["clock"] == UNSYNCHRONISED
+        world.loop.enqueue(ControlCommand("phone-time", {"ms": PHONE_MS}, reply=answers.append))
+        world.advance(0.05)
+        assert answers[-1] == "" and world.dump()["clock"] == PHONE
+        # the game already started is dated again by the phone's clock: History, Stats and the exports read it
+        assert world.journal.get(f"{STARTED}{first}") == phone_said and world.journal.get(f"{DATED}{first}") == PHONE
+        runner.run(parse_script("hold back 1.2\npress down\npress ok\npress ok", runner.path))  # abandoned
         runner.run(parse_script("start dead-set names=Ann,Bob", runner.path))
-        assert world.box.session is not None
-        game = world.box.session.record.id
-        dated = time.strftime("%Y-%m-%d %H:%M", time.localtime(PHONE_MS / 1000))
-        assert world.journal.get(f"{STARTED}{game}") == dated and world.journal.get(f"{DATED}{game}") == PHONE
+        assert world.box.session is not None and world.box.session.record.id != first
+        second = world.box.session.record.id
+        assert world.journal.get(f"{STARTED}{second}") == phone_said and world.journal.get(f"{DATED}{second}") == PHONE
     finally:
         world.close()
 

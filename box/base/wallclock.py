@@ -27,6 +27,7 @@ SYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 TIME_ERROR = 5  # adjtimex's answer for a clock that is not synchronised
 EARLIEST, LATEST = 1_700_000_000_000, 4_102_444_800_000  # a phone's time in ms: November 2023 .. 2100
 RECHECK = 60.0  # seconds between two looks at whether the system clock is synchronised
+STAMP = "%Y-%m-%d %H:%M"  # how the journal and the history write a date (local time)
 SAID = {
     NETWORK: "from the network (synchronised)",
     PHONE: "from a paired phone: the box's own clock is not synchronised",
@@ -83,7 +84,7 @@ class WallClock:
 
     def stamp(self) -> str:
         """The local date and time as the journal and the history write it ("2026-12-03 21:00")."""
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.now()))
+        return time.strftime(STAMP, time.localtime(self.now()))
 
     def set_from_phone(self, epoch_ms: int) -> bool:
         """A paired phone's time (ms since the epoch); ValueError for one no phone has. False when the

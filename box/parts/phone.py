@@ -265,9 +265,11 @@ class Phone:
             self.lobby.forget_decks()
         elif name == "phone-time":
             try:
-                self.settings.clock.set_from_phone(args["ms"])
+                taken = self.settings.clock.set_from_phone(args["ms"])
             except ValueError as problem:
                 raise Refused(str(problem)) from None
+            if taken:
+                self.lobby.redate()
         else:
             self.play(name, args, now)
 
