@@ -15,18 +15,30 @@ import random
 import shutil
 import sqlite3
 import tarfile
+import tempfile
 import threading
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bench.soak import RandomPlayer, stable
 from box.cli.main import main
 from box.decks.codec import BUILTIN_DIR
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
-from box.storage.backup import MANIFEST, JournalInUse, Places, journal_in_use, read_backup, restore, write_backup
+from box.storage.backup import (
+    MANIFEST,
+    JournalInUse,
+    NotABackup,
+    Places,
+    journal_in_use,
+    read_backup,
+    restore,
+    write_backup,
+)
 from box.storage.history import HISTORY_FILE, Played, append
 from box.storage.journal import Journal
 from box.storage.roster import ROSTER_FILE, UPLOADED_DECKS, Roster, save_roster
@@ -406,3 +418,23 @@ def test_no_stick_no_backup_one_line(tmp_path: Path) -> None:
         assert answered(world) == "Not saved: no USB stick: plug one in"
     finally:
         world.close()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_one_byte_changed_anywhere_is_refused_or_changes_no_part(data: st.DataObject, good: bytes, tmp_path: Path) -> None:
+    at = data.draw(st.integers(0, len(good) - 1), label="at")
+    changed = good[:at] + bytes([good[at] ^ data.draw(st.integers(1, 255), label="xor")]) + good[at + 1 :]
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    (folder / "staging").mkdir()
+    (folder / "original").mkdir()
+    (folder / "b.tar").write_bytes(changed)
+    (folder / "a.tar").write_bytes(good)
+    try:
+        read_backup(folder / "b.tar", folder / "staging")
+    except NotABackup:
+        return
+    read_backup(folder / "a.tar", folder / "original")  # taken: only the manifest's own words changed
+    assert [p.read_bytes() for p in sorted((folder / "staging").rglob("*")) if p.is_file()] == [
+        p.read_bytes() for p in sorted((folder / "original").rglob("*")) if p.is_file()
+    ]

@@ -354,7 +354,8 @@ def _exactly(handle: IO[bytes], size: int, path: Path) -> bytes:
 
 
 def _skip_padding(handle: IO[bytes], size: int, path: Path) -> None:
-    _exactly(handle, -size % BLOCK, path)
+    if _exactly(handle, -size % BLOCK, path).strip(b"\0"):
+        raise NotABackup(path, "damaged (bytes between its parts)")
 
 
 def judge_parts(staging: Path, manifest: Manifest, source: object) -> None:
