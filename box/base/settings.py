@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from box.base.wallclock import WallClock
 from box.storage.roster import Roster
 from box.words import DEFAULT_CONTRAST, READERS
 
@@ -24,6 +25,8 @@ class Settings:
     state_dir: Path | None = None  # where enrolment saves the tag map
     roster: Roster = field(default_factory=Roster)  # the phone page's names and defaults (roster.json)
     contrast: int = DEFAULT_CONTRAST  # the OLED's contrast when awake (0..255)
+    clock: WallClock = field(default_factory=WallClock)  # the date games and the history are given, and its source
+    config_file: Path | None = None  # the owner's settings file, which a backup takes (box/storage/backup.py)
     page: str = ""  # the phone page's address (box.parts.phone.page_address); "": this machine's name, port 8080
 
     def player_names(self, count: int) -> list[str]:

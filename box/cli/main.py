@@ -6,6 +6,7 @@ gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on vir
 gravebox web [--listen HOST:PORT]  the phone page beside the box
 gravebox mqtt [--mqtt HOST:PORT]   the box's events to an MQTT broker, beside the box
 gravebox print GAME|board -o FILE.pdf  cards or the board to print and play
+gravebox backup -o FILE  the whole box in one file; gravebox restore FILE puts it back
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ SUMMARIES = {
     "web": "serve the phone page (scores, history, cards)",
     "mqtt": "publish the box's events to an MQTT broker (docs/mqtt.md)",
     "print": "print a game's cards or the board as PDF, to play without buying a deck",
+    "backup": "write the whole box (games, roster, tags, history, settings, decks) to one file",
+    "restore": "put a backup back (the box stopped): what it replaces is kept",
 }
 COMMANDS = tuple(SUMMARIES)
 
@@ -99,6 +102,14 @@ def add_options(parser: argparse.ArgumentParser, command: str) -> None:
         from box.cli.print import add_arguments
 
         add_arguments(parser)
+    elif command == "backup":
+        from box.cli.backup import add_backup_arguments
+
+        add_backup_arguments(parser)
+    elif command == "restore":
+        from box.cli.backup import add_restore_arguments
+
+        add_restore_arguments(parser)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
             from box.cli.print import main as print_pdf
 
             return print_pdf(args)
+        if args.command in ("backup", "restore"):
+            from box.cli import backup
+
+            return backup.backup(args) if args.command == "backup" else backup.restore(args)
         if args.command == "mqtt":
             return publish_mqtt(args)
         return run(args)
@@ -154,7 +169,8 @@ def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     config = load_config(args.config if args.config else DEFAULT_CONFIG)
     decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
     page = page_address(config.web_listen, config.web_hosts)  # shown by the box menu's *Phone page*
-    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page)
+    file = args.config or DEFAULT_CONFIG  # a backup to a stick takes it
+    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page, config_file=file)
 
 
 def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:

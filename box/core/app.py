@@ -122,12 +122,13 @@ def assemble(
             settings.roster, roster_aside = load_or_recover(state_dir / ROSTER_FILE)
         sticks, no_sticks = open_sticks(state_dir if root is None else None, simulated)
         keep = state_dir / TAGS_FILE if state_dir is not None and root is None else None
-        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks, keep=keep)
+        transfers = Transfers(sticks, inbox.put, unavailable=no_sticks, keep=keep, settings=settings if keep else None)
         opened = parts
         owns_bus = bus is None
         bus = bus if bus is not None else EventBus()
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
-            bus.subscribe("history", History(state_dir / HISTORY_FILE, seats=journaled_seats(state_dir / JOURNAL_FILE)))
+            seats, wall = journaled_seats(state_dir / JOURNAL_FILE), settings.clock
+            bus.subscribe("history", History(state_dir / HISTORY_FILE, wall.stamp, seats, wall.source))
         box = Box(
             journal,
             tags,

@@ -400,4 +400,5 @@ class Box:
         data["readers_offline"] = sorted(self.readers.offline)
         data["display"] = self.care.state()
         data["sound"] = self.sound.dump()
+        data["clock"] = self.settings.clock.source()
         return data

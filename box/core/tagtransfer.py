@@ -9,7 +9,8 @@ names the first bad line. Both run off the loop (D-Bus, a stick's file system, c
 merging thousands of tags take their time) and answer one line for the screen: `Transfers` runs
 them on a short-lived worker thread and posts a `TagsMoved` into the loop's inbox, carrying the
 merged map and how many tags it changes, so the Box only swaps it in (box/core/service.py, the
-menu's *USB stick*).
+menu's *USB stick*). The same worker saves the whole box to a stick (`backup_to_stick`: the file
+`gravebox backup` writes, box/storage/backup.py).
 
 >>> import tempfile
 >>> from box.decks.codec import Deck
@@ -28,15 +29,17 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from box.base.settings import Settings
 from box.decks.codec import Deck
 from box.errors import ConfigError, FileProblem
 from box.files.bounded import read_bounded, write_atomically
-from box.parts.stick import KEEP, LOAD, SAVE, TagsMoved, TagsProgress
+from box.parts.stick import BACKUP, KEEP, LOAD, SAVE, TagsMoved, TagsProgress
 from box.ports.usb import NoUsbService, Stick, StickError, Sticks
 from box.storage.roster import PLAYER
 from box.storage.tags import MAX_TAG_BYTES, TagMap, format_tags, parse_tag_bytes, replaced_by
@@ -97,6 +100,33 @@ def _write(tags: TagMap, decks: Mapping[str, Deck], path: Path) -> int:
     return len(rows)
 
 
+def backup_to_stick(settings: Settings, sticks: Sticks) -> tuple[bool, str]:
+    """Write the whole box (its state folder, settings file and decks folder, as `settings` name them)
+    to the stick as `gravebox-backup-<date>-<time>.tar`; one line for the screen. The backup's
+    codec loads here, on the worker, not with the box."""
+    from box import __version__
+    from box.storage.backup import Places, write_backup
+
+    if settings.state_dir is None:
+        return False, "Not saved: this box keeps no state folder"
+    places = Places(settings.state_dir, settings.config_file, settings.decks_dir)
+    try:
+        with _mounted(sticks) as (stick, root):
+            named = time.strftime("%Y%m%d-%H%M", time.localtime(settings.clock.now()))  # a phone's date, away from a network
+            write_backup(places, root / f"gravebox-backup-{named}.tar", __version__)
+    except NoUsbService as problem:
+        return False, str(problem)
+    except StickError as problem:
+        return False, f"Not saved: {problem}"
+    except FileProblem as problem:  # a file of the box that no backup could take: said, logged whole
+        log.error("backup to a stick refused: %s", problem)
+        return False, f"Not saved: {problem.message}"
+    except OSError as problem:
+        log.warning("backup to a stick failed: %s", problem)
+        return False, f"Not saved: cannot write the stick ({problem.strerror or problem})"
+    return True, f"Box saved on {stick.label}: you may pull it"
+
+
 def import_tags(tags: TagMap, decks: Mapping[str, Deck], sticks: Sticks) -> tuple[TagMap | None, str]:
     """Read the stick's file and check all of it: the merged tag map (None: nothing changes) and one line."""
     imported, answer = read_stick(decks, sticks)
@@ -154,10 +184,17 @@ class Transfers:
     """
 
     def __init__(
-        self, sticks: Sticks | None, post: Callable[[Any], None], unavailable: str = "", keep: Path | None = None
+        self,
+        sticks: Sticks | None,
+        post: Callable[[Any], None],
+        unavailable: str = "",
+        keep: Path | None = None,
+        settings: Settings | None = None,
     ) -> None:
-        """`keep`: the box's own tag map file, which a KEEP job writes (None: the box keeps none)."""
+        """`keep`: the box's own tag map file, which a KEEP job writes (None: the box keeps none);
+        `settings`: the box's, naming what a BACKUP job saves (None: nothing to save)."""
         self.sticks, self.post, self.unavailable, self.keep = sticks, post, unavailable, keep
+        self.settings = settings
         self._thread: threading.Thread | None = None
 
     def start(self, job: str, tags: TagMap, decks: Mapping[str, Deck]) -> None:
@@ -177,6 +214,9 @@ class Transfers:
                 result = TagsMoved(job, self.unavailable or "No USB service on this box", ok=False)
             elif job == SAVE:
                 ok, answer = _export(tags, decks, self.sticks)
+                result = TagsMoved(job, answer, ok)
+            elif job == BACKUP:
+                ok, answer = backup_to_stick(self.settings or Settings(), self.sticks)
                 result = TagsMoved(job, answer, ok)
             else:
                 result = self._load(tags, decks, self.sticks, lambda doing: self.post(TagsProgress(job, doing)))

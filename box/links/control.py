@@ -86,7 +86,9 @@ COMMANDS: dict[str, dict[str, type]] = {
     "abandon": {},  # abandon the game in play
     "end-session": {"game": str},  # end the game the phone showed as its rules declare (Phone.ends_with)
     "sound": {"volume": str, "muted": bool},  # the volume level, and mute
+    "phone-time": {"ms": int},  # a paired phone's clock (ms since the epoch): the box's date while its own is not synchronised
 }
+WIDE = {"ms": 10**15}  # a whole number field this large (a phone's clock in ms); every other is 0 to 86400
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
 SERVER_SIDE = ("state", "subscribe", "mqtt-status")
@@ -165,8 +167,8 @@ def check_field(command: str, key: str, kind: type, value: Any) -> Any:
         raise ValueError(f"{command}: {key} must be 1 to 200 characters")
     if isinstance(value, str) and not value.isprintable():
         raise ValueError(f"{command}: {key} must be printable text (no control characters)")
-    if isinstance(value, int) and not 0 <= value <= 86_400:
-        raise ValueError(f"{command}: {key} must be 0 to 86400")
+    if isinstance(value, int) and not 0 <= value <= WIDE.get(key, 86_400):
+        raise ValueError(f"{command}: {key} must be 0 to {WIDE.get(key, 86_400)}")
     return value
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from box.base.session import GameSession
+from box.base.wallclock import PHONE, STAMP, UNSYNCHRONISED
 from box.decks.codec import Deck
 from box.events import GameLeft, GameStarted
 from box.games import GAMES, TITLES, load_deck, rules_for
@@ -35,7 +36,7 @@ from box.parts.game_events import standing
 from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
 from box.storage.journal import Journal, StorageError
-from box.storage.roster import SEATS, STARTED, UPLOADED_DECKS
+from box.storage.roster import DATED, SEATS, STARTED, UPLOADED_DECKS
 
 if TYPE_CHECKING:
     from box.base.settings import Settings
@@ -106,6 +107,26 @@ class Lobby:
         self.decks: dict[str, Deck] = dict(decks or {})
         self.session: GameSession | None = None
         self.power_off_requested = False  # the loop ends and the box powers off
+        self.undated: list[int] = []  # games started since this start by the unsynchronised clock: `redate`
+
+    def redate(self) -> int:
+        """A phone gave the box its time: the games started since this start by the unsynchronised
+        clock are dated again by it (their offset is the phone's: the clock ran on since), in one
+        write; how many. History, Stats and the exports read these dates."""
+        offset, undated = self.settings.clock.offset, self.undated
+        if offset is None or not undated:
+            return 0
+        with self.journal.batch():  # StorageError: none is changed, and they are tried again next time
+            for game in undated:
+                written = self.journal.get(f"{STARTED}{game}", None, kind=str)
+                try:
+                    at = time.mktime(time.strptime(written or "", STAMP)) + offset
+                except ValueError:
+                    continue
+                self.journal.put(f"{STARTED}{game}", time.strftime(STAMP, time.localtime(at)))
+                self.journal.put(f"{DATED}{game}", PHONE)
+        self.undated = []
+        return len(undated)
 
     # ----- decks -------------------------------------------------------------------------------
 
@@ -197,7 +218,10 @@ class Lobby:
             raise GameStartError(str(problem)) from None
         with self.journal.batch():  # the game, when it started and who sat where (the page's history), its table: one write
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
-            self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
+            self.journal.put(f"{STARTED}{record_id}", self.settings.clock.stamp())
+            self.journal.put(f"{DATED}{record_id}", self.settings.clock.source())  # which clock said so
+        if self.settings.clock.source() == UNSYNCHRONISED:
+            self.undated.append(record_id)
             self.journal.put(f"{SEATS}{record_id}", self.settings.roster.seat_ids(names))  # players by id: a rename keeps them
             self.journal.put(f"{TABLE}{game}", {"players": len(names), "names": names, "options": dict(values)})
             self.journal.put(LAST_GAME, game)

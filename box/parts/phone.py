@@ -263,6 +263,13 @@ class Phone:
             self.reload_tags(now)
         elif name == "decks-changed":
             self.lobby.forget_decks()
+        elif name == "phone-time":
+            try:
+                taken = self.settings.clock.set_from_phone(args["ms"])
+            except ValueError as problem:
+                raise Refused(str(problem)) from None
+            if taken:
+                self.lobby.redate()
         else:
             self.play(name, args, now)
 

@@ -1,4 +1,5 @@
-"""The tag map on a USB stick: save the whole map to a stick, or load a second box's from one.
+"""The tag map on a USB stick: save the whole map to a stick, or load a second box's from one; or
+save the whole box there (the file `gravebox backup` writes, box/storage/backup.py).
 
 One part of the Box (box/core/service.py). The main menu's *USB stick* opens its picker; a job runs
 on the stick's worker, off the loop (box/core/tagtransfer.py), and its answer, `TagsMoved`, comes
@@ -23,16 +24,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SAVE, LOAD, KEEP = "save", "load", "keep"
-BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…", KEEP: "Keeping the tags…"}
-"""What the screen says while a job runs: SAVE to a stick, LOAD from one, KEEP a loaded map as the box's."""
+SAVE, LOAD, KEEP, BACKUP = "save", "load", "keep", "backup"
+BUSY = {SAVE: "Saving to USB…", LOAD: "Reading USB…", KEEP: "Keeping the tags…", BACKUP: "Saving the box to USB…"}
+"""What the screen says while a job runs: SAVE to a stick, LOAD from one, KEEP a loaded map as the
+box's, BACKUP the whole box to a stick."""
 
 
 class TagsMoved(NamedTuple):
     """A stick job's answer, posted into the loop's inbox for the Box (the Box's one door)."""
 
     job: str
-    """SAVE or LOAD."""
+    """SAVE, LOAD, KEEP or BACKUP."""
     answer: str
     """One line for the screen."""
     ok: bool = True
@@ -77,12 +79,13 @@ class StickJobs:
         self.busy = ""  # while a job runs: what the screen says
 
     def open(self, now: float) -> None:
-        """Save the whole tag map to a stick, or load one from it (a second box's cards)."""
+        """Save the whole tag map to a stick, load one from it (a second box's cards), or save the whole box."""
         if self.busy:
             self.host.say(f"Busy: {self.busy}", now)
             return
-        actions = (partial(self.start, SAVE), partial(self.start, LOAD), None)
-        self.host.push(Picker("usb", "USB stick", ("Save tags to USB", "Load tags from USB", "Back"), actions))
+        actions = (partial(self.start, SAVE), partial(self.start, LOAD), partial(self.start, BACKUP), None)
+        labels = ("Save tags to USB", "Load tags from USB", "Save box to USB", "Back")
+        self.host.push(Picker("usb", "USB stick", labels, actions))
 
     def start(self, job: str, now: float) -> None:
         """Hand a save or a load to the worker; the screen says so until its answer comes."""

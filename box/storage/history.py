@@ -53,6 +53,7 @@ class Played(NamedTuple):
     actions: int  # the actions in force when it ended: the page uses the line while the journal agrees
     declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
     ids: tuple[str | None, ...] = ()  # each seat's player id (box/storage/roster.py; None: a seat left as P3); () before ids
+    clock: str = ""  # the clock `ended` came from (box/base/wallclock.py: network, phone, unsynchronised); "" before
 
 
 Seats = Callable[[int], Sequence[str | None] | None]
@@ -61,15 +62,16 @@ Seats = Callable[[int], Sequence[str | None] | None]
 class History:
     """The subscriber: appends a line for every game that ends. `seats`: each seat's player id of the
     journal's game of that number (the journal's "seats.<number>", `journaled_seats`), None when unknown;
-    called on the subscriber's thread."""
+    `source`: which clock `clock` reads (the box's wall clock's); both called on the subscriber's thread."""
 
     def __init__(
         self,
         path: Path,
         clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M"),
         seats: Seats = lambda number: None,
+        source: Callable[[], str] = lambda: "",
     ):
-        self.path, self.clock, self.seats = path, clock, seats
+        self.path, self.clock, self.seats, self.source = path, clock, seats, source
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, GameOver):
@@ -79,7 +81,8 @@ class History:
             figures = {player: dict(row) for player, row in event.figures.items()}
             ids = tuple(item if isinstance(item, str) else None for item in self.seats(event.number) or ())
             append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
-                                     self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else ()))
+                                     self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else (),
+                                     self.source()))
 
 
 def journaled_seats(journal: Path) -> Seats:
@@ -167,7 +170,10 @@ def decode(data: Any) -> Played:
         found is None or isinstance(found, str) for found in ids
     ):
         raise ValueError("ids of the wrong kind")
+    clock = data.get("clock", "")  # none in a line written before the box kept it
+    if not isinstance(clock, str):
+        raise ValueError("clock of the wrong kind")
     return Played(
         number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared,
-        tuple(ids),
+        tuple(ids), clock,
     )

@@ -46,6 +46,7 @@ ROSTER_FILE = "roster.json"
 PLAYER = "player"  # the tag map's "game" of a player token; its "card" is a roster name
 UPLOADED_DECKS = "decks"  # decks uploaded from the phone: <state dir>/decks/<game>.csv
 STARTED = "started."  # the journal's box value "started.<game id>": when that game began (local time)
+DATED = "dated."  # "dated.<game id>": the clock "started.<game id>" came from (box/base/wallclock.py: network, phone, unsynchronised)
 SEATS = "seats."  # the journal's box value "seats.<game id>": each seat's player id (null: a seat left as P3)
 MAX_NAMES = 24
 MAX_FORMER = 16  # names (and merged ids) a player keeps: the oldest go first

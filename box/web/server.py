@@ -72,6 +72,7 @@ def main(args: argparse.Namespace) -> int:
         open_reading=config.web_open,
         hosts=config.web_hosts,
         decks_dir=args.decks or config.decks,
+        settings_file=args.config or DEFAULT_CONFIG,
     )
     logging.getLogger("box").info("phone page on http://%s:%d/", host, port)
     uvicorn.run(create_app(settings), host=host, port=port, **UVICORN_OPTIONS, timeout_graceful_shutdown=2)

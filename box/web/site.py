@@ -46,6 +46,7 @@ class WebSettings:
     decks_dir: Path | None = None  # the config's decks folder (uploaded decks come first)
     max_upload: int = MAX_UPLOAD
     hosts: tuple[str, ...] = ()  # names the page answers to besides the machine's own (the config's [web] hosts)
+    settings_file: Path | None = None  # the owner's settings file, for a backup (none: the backup goes without)
 
 
 class Refused(Exception):
@@ -134,6 +135,7 @@ class Site:
             "paired": session is not None,
             "csrf": security.csrf_token(session) if session else "",
             "online": self.link.online,
+            "box_clock": (self.link.state or {}).get("clock") if self.link.online else None,  # unsynchronised: the phone's time
             "section": name.removesuffix(".html"),
             **context,
         }
