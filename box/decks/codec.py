@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -253,10 +254,25 @@ def deck_folder(game: str, decks_dir: Path | None) -> Path | None:
 
 
 def check_decks_folder(folder: Path, field: str | None = None) -> Path:
-    """The owner's folder of decks must exist: a typo there must not silently give the built-in decks."""
-    if not folder.exists():
-        raise DeckError(folder, "no such folder of decks", field=field)
-    if not folder.is_dir():
+    """The owner's folder of decks must exist: a typo there must not silently give the built-in decks.
+
+    A folder behind one this user may not enter (under /home, which the service's
+    ProtectHome=yes closes) is a DeckError too, never a PermissionError out of `Path.exists()`.
+    """
+    try:
+        found = folder.stat()
+    except FileNotFoundError:
+        raise DeckError(folder, "no such folder of decks", field=field) from None
+    except PermissionError:
+        raise DeckError(
+            folder,
+            "cannot reach this folder of decks (a folder on its path is closed to this user;"
+            " the service cannot see /home: keep decks under /etc/gravebox)",
+            field=field,
+        ) from None
+    except OSError as problem:
+        raise DeckError(folder, f"cannot reach this folder of decks: {problem.strerror or problem}", field=field) from None
+    if not stat.S_ISDIR(found.st_mode):
         raise DeckError(folder, "not a folder (the decks setting names a folder of <game>.csv files)", field=field)
     if not os.access(folder, os.R_OK | os.X_OK):
         raise DeckError(folder, "cannot read this folder of decks (its permissions)", field=field)

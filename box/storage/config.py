@@ -111,7 +111,7 @@ class Config:
 
 def load_config(path: Path | None) -> Config:
     """Read the settings; no file is the defaults. Raises ConfigError with file, line, field."""
-    if path is None or not path.exists():
+    if path is None or not present(path):
         return Config()
     text = read_text(path, ConfigError, "settings file", limit=MAX_CONFIG_BYTES)
     data = parse_toml(text, path, ConfigError)
@@ -174,6 +174,18 @@ def load_config(path: Path | None) -> Config:
         contrast=contrast,
         mqtt=mqtt,
     )
+
+
+def present(path: Path) -> bool:
+    """`path` is there, or may be: a file behind a folder closed to this user is there, and
+    reading it then says so in one line (never a PermissionError out of `Path.exists()`)."""
+    try:
+        path.stat()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def mqtt_settings(table: object, path: Path, fail: Callable[..., ConfigError]) -> MqttConfig:
