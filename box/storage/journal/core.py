@@ -45,6 +45,11 @@ from box.storage.journal.schema import APPLICATION_ID, CACHE_KIB, CHECKPOINTS, C
 
 log = logging.getLogger("box.storage.journal")
 
+LOCK_WAIT = 0.05
+"""Seconds a write waits for another program's lock on the journal (a backup tool, `sqlite3` left
+open) before it is refused "Journal in use": the loop never waits longer (SQLite's default is 5 s,
+more than the watchdog allows over a few inputs); the refused input is retried as a storage fault is."""
+
 
 @dataclass(frozen=True)
 class GameRecord:
@@ -98,7 +103,7 @@ class Journal:
             raise StorageError(reason, str(error)) from None
 
     def _connect(self, exclusive: bool) -> sqlite3.Connection:
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None, check_same_thread=False)
         if exclusive:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
         self.db.execute("PRAGMA journal_mode=WAL")
