@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # for the annotations only: the commands import what they use
     from box.core.app import App
     from box.links.control import ControlServer
     from box.links.mqtt import MqttChild
+    from box.sim.script import ScriptRunner
     from box.sim.world import SimulatedBox
     from box.storage.config import Config, MqttConfig
     from box.storage.pinmap import DisplayWiring, PinMap
@@ -385,7 +386,6 @@ def page_of(beside: Beside | None) -> str:
 
 
 def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside | None, mqtt: MqttConfig | None) -> int:
-    import json
     import tempfile
 
     if getattr(args, "script", None) is None:
@@ -404,7 +404,6 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
         settings.page = page if beside is not None else settings.page  # and on the box menu's *Phone page*
         return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control, page=page)
 
-    from box.errors import FileProblem
     from box.sim.script import ScriptError, run_script
 
     writable_outputs(args)
@@ -428,22 +427,38 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
                 line = child.stop()
                 if beside is None and control is not None:
                     control.stop()
-        dump = world.dump()
-        if args.state_out:
-            try:
-                args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            except OSError as problem:
-                raise FileProblem(args.state_out, f"cannot write it: {problem.strerror or problem}") from None
-        print(
-            f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
-            f" {world.pushes} frames pushed"
-        )
-        if child is not None:
-            print(line or "MQTT: the MQTT process said nothing")
-        if beside is not None:
-            beside.wait(f"the phone page shows the final state on {beside.url}")
-        world.close()
+        try:
+            said = (line or "MQTT: the MQTT process said nothing") if child is not None else None
+            report(args, world, runner, said, beside)
+        finally:
+            world.end()  # the box closed and its subscribers done before the folder goes
+            if beside is not None:
+                beside.stop()  # the page reads the folder too
     return 0
+
+
+def report(
+    args: argparse.Namespace, world: SimulatedBox, runner: ScriptRunner, mqtt_line: str | None, beside: Beside | None
+) -> None:
+    """A passed script: the state dump written (`--state-out`), the one line said."""
+    import json
+
+    from box.errors import FileProblem
+
+    dump = world.dump()
+    if args.state_out:
+        try:
+            args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        except OSError as problem:
+            raise FileProblem(args.state_out, f"cannot write it: {problem.strerror or problem}") from None
+    print(
+        f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
+        f" {world.pushes} frames pushed"
+    )
+    if mqtt_line is not None:
+        print(mqtt_line)
+    if beside is not None:
+        beside.wait(f"the phone page shows the final state on {beside.url}")
 
 
 def mqtt_beside(

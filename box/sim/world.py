@@ -124,9 +124,17 @@ class SimulatedBox:
         self.boot(dice)
 
     def close(self) -> None:
+        """A power cut: the box's process gone; the bus and its subscribers outlive it."""
         self.loop.close()
         self.parts.close()
         self.journal.close()
+
+    def end(self, wait: float = 30.0) -> None:
+        """The simulator is done: the box closed, then the USB worker and the subscribers (the
+        history) finished, so nothing writes in the state folder any more (it may be removed)."""
+        self.close()
+        self.transfers.join(wait)
+        self.bus.close(wait)
 
     # ----- physical inputs ---------------------------------------------------------------
 
