@@ -127,7 +127,7 @@ def test_a_bad_board_file(tmp_path, script, capsys) -> None:
         ('[box]\nnames = ["Ann", 7]\n', ["config.toml:2:", "box.names"]),
         ('[box]\nnames = ["Ann", " ann "]\n', ["config.toml:2:", "box.names", "must differ"]),
         ("[box]\ndecks = 5\n", ["config.toml:2:", "box.decks"]),
-        ("[box]\npinmap = false\n", ["config.toml:2:", "box.storage.pinmap"]),
+        ("[box]\npinmap = false\n", ["config.toml:2:", "box.pinmap"]),
         ('\ufeff[box]\nnames = ["Ann", "Ann"]\n', ["config.toml:2:", "box.names"]),  # a BOM is read past
     ],
     ids=[
