@@ -114,7 +114,7 @@ def test_the_issue_reproduction_a_renamed_column_loses_neither_the_game_nor_late
     for boot_number in range(2):
         box = boot()
         assert box.session is not None, f"boot {boot_number}: the game in play was lost"
-        assert (box.base.session.record.name, box.session.count) == (("dead-set", 5) if boot_number == 0 else ("deadlines", 1))
+        assert (box.session.record.name, box.session.count) == (("dead-set", 5) if boot_number == 0 else ("deadlines", 1))
         box.lobby.start_game("deadlines", 20.0, players=2)
         box.game.act(Tap("left", next(iter(decks["deadlines"].cards))), 21.0)
         assert box.session.count == 1

@@ -79,4 +79,4 @@ def test_the_box_refuses_a_start_the_deck_cannot_deal_for_and_journals_nothing()
         box.lobby.start_game(DECK_OF_DEATH.name, now=0.0, players=5)
     assert box.session is None and box.journal.unfinished_game() is None
     box.lobby.start_game(DECK_OF_DEATH.name, now=0.0, players=4)
-    assert box.session is not None and len(box.base.session.players) == 4
+    assert box.session is not None and len(box.session.players) == 4

@@ -96,7 +96,7 @@ def test_refused_taps_say_why_and_change_nothing():
     box.take_sounds()
     box.card_placed("left", bytes.fromhex("04010203040506"), now=2.0)
     assert box.notices.text == "Unknown card 04010203040506"
-    box.card_placed("left", simulated_uid("dead-set", next(iter(box.parts.lobby.deck("dead-set").cards))), now=2.5)
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.lobby.deck("dead-set").cards))), now=2.5)
     assert box.notices.text == "That card is from Dead Set"
     assert box.take_sounds() == ["error", "error"]
     after = box.dump(2.5)
@@ -265,5 +265,5 @@ def test_a_card_laid_while_the_free_dice_show_puts_them_away_and_counts():
     box.lobby.start_game("dead-set", now=0.0)
     press(box, "roll")  # Dead Set wants no dice: the free dice
     assert box.dump(1.0)["screen"] == "dice"
-    box.card_placed("left", simulated_uid("dead-set", next(iter(box.parts.lobby.deck("dead-set").cards))), now=2.0)
+    box.card_placed("left", simulated_uid("dead-set", next(iter(box.lobby.deck("dead-set").cards))), now=2.0)
     assert box.dump(2.0)["screen"] == "game" and box.dump(2.0)["actions"] == 1

@@ -221,6 +221,7 @@ class BoxLoop:
         terminal report).
         """
         from box.core import sdnotify
+        from box.core.fullcheck import check_after_ready
         from box.ports.display import PusherThread
         from box.ports.nfc.reader import start_readers
 
@@ -230,6 +231,7 @@ class BoxLoop:
         self.process(self.clock())
         sdnotify.ready()
         readers = start_readers(self.parts.readers.values(), self.enqueue)  # after READY: they come online alone
+        check_after_ready(self.box.journal.path, self.enqueue)  # what grows with the years: after READY, off the loop
         try:
             while not stop.is_set() and not self.box.finished:
                 now = self.clock()

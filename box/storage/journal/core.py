@@ -38,10 +38,17 @@ from pathlib import Path
 from typing import Any
 
 from box.storage.journal.checkpoints import Checkpoints
-from box.storage.journal.errors import Bad, JournalDamaged, JournalUnavailable, StorageError, storage_reason
+from box.storage.journal.errors import (
+    Bad,
+    JournalCorrupted,
+    JournalDamaged,
+    JournalUnavailable,
+    StorageError,
+    storage_reason,
+)
 from box.storage.journal.files import clear_odd_companions, set_aside_or_fault, sync_new
-from box.storage.journal.judge import judge
-from box.storage.journal.schema import APPLICATION_ID, CACHE_KIB, CHECKPOINTS, CLEAN_MARK, INDEX, PROBE, SCHEMA, VERSION
+from box.storage.journal.judge import full_check, judge
+from box.storage.journal.schema import APPLICATION_ID, CACHE_KIB, CHECKPOINTS, INDEX, PROBE, SCHEMA, VERSION
 
 log = logging.getLogger("box.storage.journal")
 
@@ -73,8 +80,11 @@ class Journal:
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = str(path)
+        self._open(create)
+
+    def _open(self, create: bool = True) -> None:
         self.fault: StorageError | None = None
-        # Run in the next write transaction: clear the clean-stop mark, bring an older file up to date.
+        # Run in the next write transaction: bring an older file up to date.
         self.maintenance: list[str] = []
         self._on_commit: list[tuple[Callable[[], None], Callable[[], None] | None]] = []
         self.checkpoints = Checkpoints(lambda: self.db)
@@ -118,7 +128,7 @@ class Journal:
     def open_or_recover(cls, path: Path) -> tuple[Journal, JournalDamaged | None]:
         """Open the journal at `path`, judging it first without writing to it.
 
-        - good (or no file yet): opened, and a clean stop's mark cleared with the first write;
+        - good (or no file yet): opened; the whole file is checked later (`full_check`, after READY);
         - damaged or another program's file: set aside as it is (`journal.db.bad-<time>`,
           its `-wal` too) and a new journal started, with the `JournalDamaged` to show;
         - written by a later version: `JournalTooNew`, the file left alone;
@@ -141,11 +151,11 @@ class Journal:
             raise StorageError.of(error) from None
         try:
             journal = cls(path)
-        except sqlite3.Error as error:  # damage only a writer meets: set aside too
+        except (sqlite3.Error, JournalCorrupted) as error:  # damage only a writer meets: set aside too
             damaged, verdict = JournalDamaged(set_aside_or_fault(path), str(error)), None
             log.error("%s", damaged)
             journal = cls(path)
-        if verdict is not None and verdict.maintenance:
+        if verdict is not None:
             journal.maintenance = verdict.maintenance
             if not verdict.checkpoints_sound:
                 journal.checkpoints.stale = True  # made anew with the first write
@@ -155,17 +165,35 @@ class Journal:
             sync_new(folder)  # a new journal: its name is on the storage too
         return journal, damaged
 
+    def start_over(self, found: str) -> JournalDamaged:
+        """Damage met in the journal in use (by a read, a write, or the full check after READY):
+        the file is checked fully (the reason logged is `integrity_check`'s where it has one), set
+        aside as it is (`journal.db.bad-<time>`, the copy kept) and a new journal begun at its path.
+        A storage refusing the move is a `StorageError`, the file left where it is."""
+        path = Path(self.path)
+        reason = full_check(path) or found
+        self._close_quietly()
+        try:
+            kept = set_aside_or_fault(path)
+        finally:
+            self._open()  # the new journal, or the same file again where it could not be moved
+        damaged = JournalDamaged(kept, reason)
+        log.error("%s", damaged)
+        sync_new(path.parent)
+        return damaged
+
     # ----- writes -------------------------------------------------------------------------
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Turn an SQLite error inside into StorageError (storage) or let damage through."""
+        """Turn an SQLite error inside into StorageError (storage: `fault` set, tried again) or
+        JournalCorrupted (damage: never tried again, the file is set aside)."""
         try:
             yield
         except sqlite3.Error as error:
             reason = storage_reason(error)
             if reason is None:
-                reason = "Journal damaged"
+                raise JournalCorrupted("Journal damaged", str(error)) from None
             self.fault = StorageError(reason, str(error))
             raise self.fault from None
 
@@ -295,7 +323,10 @@ class Journal:
         try:
             return self.db.execute(sql, parameters).fetchall()
         except sqlite3.Error as error:
-            raise StorageError(storage_reason(error) or "Journal damaged", str(error)) from None
+            reason = storage_reason(error)
+            if reason is None:
+                raise JournalCorrupted("Journal damaged", str(error)) from None
+            raise StorageError(reason, str(error)) from None
 
     def unfinished_game(self) -> GameRecord | None:
         """The game to resume after a restart, if any."""
@@ -344,12 +375,6 @@ class Journal:
     # ----- closing --------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Mark the stop as clean (the next start then skips the full integrity check) and close."""
-        if self.fault is None and self.path != ":memory:":
-            try:
-                self._execute("INSERT OR REPLACE INTO box (key, value) VALUES (?, 'true')", (CLEAN_MARK,))
-            except StorageError as error:
-                log.warning("journal closed without its clean-stop mark: %s", error)
         self._close_quietly()
 
     def _close_quietly(self) -> None:

@@ -2,7 +2,8 @@
 
 A fault of the storage (full, failing, read-only) is not damage: `StorageError` carries a reason
 short enough for the OLED's bottom line, and nothing is moved aside. Damage (CORRUPT, NOTADB, and
-whatever the judge finds) sets the file aside: `JournalDamaged` says where it went.
+whatever the judge or the full check after READY finds) sets the file aside: `JournalDamaged` says
+where it went; met while the journal is in use it is first a `JournalCorrupted`.
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ def storage_reason(error: BaseException) -> str | None:
     if isinstance(error, OSError):
         return OS_REASONS.get(error.errno or 0, "Storage failing")
     return STORAGE_CODES.get(code & 0xFF) if isinstance(code, int) else None
+
+
+class JournalCorrupted(StorageError):
+    """SQLite met damage (CORRUPT, NOTADB) in a journal already in use: not a fault that passes, so
+    never retried; the box sets the file aside and starts a new one (`Journal.start_over`)."""
 
 
 class JournalDamaged(Exception):
