@@ -283,3 +283,19 @@ def test_an_account_outside_the_group_is_told_what_to_do(tmp_path: Path) -> None
             enter_state_directory(system, system=system)
     finally:
         system.chmod(0o700)
+
+
+def test_a_new_journal_and_its_companions_are_group_writable_under_the_units_umask(tmp_path: Path) -> None:
+    import stat
+
+    from box.storage.journal import Journal
+
+    old = os.umask(0o007)  # the unit's UMask=
+    try:
+        journal = Journal(tmp_path / "journal.db")
+        journal.put("x", 1)
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()}
+        journal.close()
+    finally:
+        os.umask(old)
+    assert modes == {"journal.db": 0o660, "journal.db-wal": 0o660, "journal.db-shm": 0o660}, {k: oct(v) for k, v in modes.items()}

@@ -267,7 +267,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
                 print(f"gravebox: {problem}", file=sys.stderr)
                 display = open_fault_display(fault_display_wiring(pinmap), simulated)
                 may_pass = (lambda: True) if isinstance(problem, StorageError) else None  # the storage: try again
-                if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass):
+                if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass, said=str(problem)):
                     return 0
         # A start makes ~30,000 objects (modules, classes, the parts) that live as long as the box:
         # the ~70 collections a start would run walk them for nothing (~4 ms here), and frozen they

@@ -207,6 +207,27 @@ class BoxLoop:
             deadlines.append(None if wait is None else now + wait)
         return min((d for d in deadlines if d is not None), default=None)
 
+    def status_line(self) -> str:
+        """What `systemctl status gravebox` shows while the box runs: the storage's fault, the game
+        in play or the menu."""
+        from box.games import TITLES
+
+        if self.box.journal.fault is not None:
+            return f"Running, refusing inputs: {self.box.journal.fault.reason}"
+        session = self.box.session
+        if session is not None:
+            return f"Running: {TITLES.get(session.record.name, session.record.name)}, {len(session.players)} players"
+        return "Running: the menu"
+
+    def say_status(self, said: str | None) -> str:
+        """Send systemd the status line when it changed since `said`; returns the line now."""
+        from box.core import sdnotify
+
+        line = self.status_line()
+        if line != said:
+            sdnotify.status(line)
+        return line
+
     def run(
         self,
         stop: threading.Event,
@@ -230,6 +251,7 @@ class BoxLoop:
         watchdog = sdnotify.WatchdogPinger(clock=self.clock)
         self.process(self.clock())
         sdnotify.ready()
+        said = self.say_status(None)
         readers = start_readers(self.parts.readers.values(), self.enqueue)  # after READY: they come online alone
         check_after_ready(self.box.journal.path, self.enqueue)  # what grows with the years: after READY, off the loop
         try:
@@ -254,6 +276,7 @@ class BoxLoop:
                 if after_pass is not None:
                     after_pass()
                 watchdog.tick()
+                said = self.say_status(said)
                 if self.box.lobby.power_off_requested:
                     if on_power_off is not None:
                         on_power_off()

@@ -58,6 +58,15 @@ open) before it is refused "Journal in use": the loop never waits longer (SQLite
 more than the watchdog allows over a few inputs); the refused input is retried as a storage fault is."""
 
 
+def create_shared(path: str) -> None:
+    """Make a new journal file as every state file is made, 0666 under the umask (the unit's 0007:
+    the `gravebox` group may write it), not SQLite's 0644; its -wal and -shm take its mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666))
+    except OSError as error:  # there already (or cannot be made: SQLite says why in a moment)
+        log.debug("journal file not made here: %s", error)
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """A journaled game: what is needed to start it again."""
@@ -113,6 +122,8 @@ class Journal:
             raise StorageError(reason, str(error)) from None
 
     def _connect(self, exclusive: bool) -> sqlite3.Connection:
+        if self.path != ":memory:":
+            create_shared(self.path)
         self.db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None, check_same_thread=False)
         if exclusive:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
