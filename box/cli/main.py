@@ -216,18 +216,53 @@ def writable_outputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the box: real parts on a Pi, the terminal simulator elsewhere."""
+    """Start the box: real parts on a Pi, the terminal simulator elsewhere; simulated parts where
+    told so (`--fake`, or `hardware = "simulated"` in the settings: never by itself)."""
     from box.core.hardware import is_raspberry_pi
 
-    fake = getattr(args, "fake", False)
+    hardware = configured_hardware(args)
+    fake = getattr(args, "fake", False) or hardware == "simulated"
+    if hardware == "simulated":
+        logging.getLogger("gravebox").warning('hardware = "simulated" in the settings: running on simulated parts')
     if not fake and not is_raspberry_pi():
         if under_systemd():
-            print("gravebox: not a Raspberry Pi, and no terminal for the simulator under systemd", file=sys.stderr)
-            return 1
+            if hardware is None:  # the settings cannot be read: their fault screen says why
+                return run_box(args, simulated=True)
+            return not_a_pi()
         print("gravebox: this is not a Raspberry Pi: starting the simulator (gravebox sim)", file=sys.stderr)
         args.script = None
         return simulate(args)
     return run_box(args, simulated=fake)
+
+
+NOT_A_PI = (
+    'not a Raspberry Pi: to run this box on simulated parts, set hardware = "simulated"'
+    " under [box] in /etc/gravebox/config.toml, then restart it"
+)
+
+
+def configured_hardware(args: argparse.Namespace) -> str | None:
+    """The settings' `hardware` ("pi", "simulated"); None when the settings cannot be read."""
+    from box.errors import FileProblem
+    from box.storage.config import DEFAULT_CONFIG, load_config
+
+    try:
+        return load_config(args.config if args.config else DEFAULT_CONFIG).hardware
+    except FileProblem:
+        return None
+
+
+def not_a_pi() -> int:
+    """The service on a machine without a Pi's parts and not told to fake them: said once (the log,
+    `systemctl status`), READY and the watchdog until stopped: no restart loop."""
+    import threading
+
+    from box.core.fault import stay_up_showing
+
+    stop = threading.Event()
+    install_signal_handlers(stop, wake=lambda: None)
+    stay_up_showing(NOT_A_PI, stop, None)  # its one line in the log
+    return 0
 
 
 def run_box(args: argparse.Namespace, simulated: bool) -> int:
