@@ -41,6 +41,9 @@ SERVICE_CHANGED=no
 UDEV_CHANGED=no
 UNITS=()        # every unit file of systemd/, gravebox.service first (set by find_units)
 MQTT_UNIT=gravebox-mqtt.service # enabled only while the settings have [mqtt] (docs/mqtt.md)
+PENDING=${PREFIX}/pending.env  # what a run set in motion and did not finish (a reboot, reloads)
+BOOT_ID_FILE=/proc/sys/kernel/random/boot_id  # a reboot changes it: a pending reboot is then done
+BOOT_ID=""      # set by read_boot_id
 SAME=no         # set by same_text
 KNOWN=no        # set by unit_known
 FIND_LGPIO='import importlib.util, sys; sys.exit(importlib.util.find_spec("lgpio") is None)'
@@ -55,9 +58,17 @@ die() {
 # A failed command anywhere (set -E carries this trap into functions): say which and stop.
 on_error() {
     local status=$1 line=$2 command=$3
-    printf 'gravebox install: failed (exit status %s, install.sh line %s): %s\n' "${status}" "${line}" "${command}" >&2
+    step_failed "${status}" "${command} (install.sh line ${line})"
+}
+
+# step_failed STATUS COMMAND: say the command that failed, in words, keep what is still to do
+# (a reboot, udev's and systemd's reloads: done by the next run), and stop.
+step_failed() {
+    trap - ERR
+    printf 'gravebox install: failed (exit status %s): %s\n' "$1" "$2" >&2
+    if [[ ${ACTION} == install && -n ${TEMP} ]]; then save_pending; fi
     printf 'gravebox install: stopped; nothing after that step was done. Fix the cause and run it again.\n' >&2
-    exit "${status}"
+    exit "$1"
 }
 trap 'on_error "$?" "${LINENO}" "${BASH_COMMAND}"' ERR
 trap '[[ -z ${TEMP} ]] || rm -rf -- "${TEMP}"' EXIT
@@ -110,12 +121,14 @@ parse_args() {
 # A command with effects outside the file tree: run it on the real system, only print it
 # under --root (the test checks the printed list).
 run() {
+    local status=0
     if [[ -n ${ROOT} ]]; then
         say "would run: $*"
-    else
-        say "+ $*"
-        "$@"
+        return
     fi
+    say "+ $*"
+    "$@" || status=$?
+    if ((status)); then step_failed "${status}" "$*"; fi
 }
 
 # MODEL from the device tree (or $ROOT/proc/device-tree/model under --root).
@@ -337,6 +350,42 @@ install_program() {
     run "${PREFIX}/venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=lgpio "${source}[${want}]"
 }
 
+# BOOT_ID: this boot's id (empty where there is none to read); a reboot gives a new one.
+read_boot_id() {
+    BOOT_ID=""
+    if [[ -r ${ROOT}${BOOT_ID_FILE} ]]; then BOOT_ID=$(tr -d '[:space:]' <"${ROOT}${BOOT_ID_FILE}"); fi
+}
+
+# Keep the steps still to do in ${PENDING}: a failed run leaves them for the next one.
+save_pending() {
+    read_boot_id
+    if install -d -m 0755 "${ROOT}${PREFIX}" 2>/dev/null &&
+        printf 'REBOOT_NEEDED=%s\nBOOT_ID=%s\nUDEV_CHANGED=%s\nSERVICE_CHANGED=%s\n' "${REBOOT_NEEDED}" \
+            "${BOOT_ID}" "${UDEV_CHANGED}" "${SERVICE_CHANGED}" 2>/dev/null >"${ROOT}${PENDING}"; then
+        : # kept (no `return` here: called from the ERR trap, it would leave the trap too)
+    else
+        printf 'gravebox install: the steps still to do could not be kept in %s\n' "${PENDING}" >&2
+    fi
+}
+
+# The steps an earlier run left to do: its reloads, and its reboot unless the box rebooted since.
+load_pending() {
+    local line reboot=no booted=""
+    [[ -r ${ROOT}${PENDING} ]] || return 0
+    while IFS= read -r line || [[ -n ${line} ]]; do
+        case ${line} in
+            REBOOT_NEEDED=yes) reboot=yes ;;
+            BOOT_ID=*) booted=${line#BOOT_ID=} ;;
+            UDEV_CHANGED=yes) UDEV_CHANGED=yes ;;
+            SERVICE_CHANGED=yes) SERVICE_CHANGED=yes ;;
+            *) ;;
+        esac
+    done <"${ROOT}${PENDING}"
+    read_boot_id
+    if [[ ${reboot} == yes && ${booted} == "${BOOT_ID}" ]]; then REBOOT_NEEDED=yes; fi
+    say "note: an earlier run left steps to do (reboot needed: ${REBOOT_NEEDED}, udev reload: ${UDEV_CHANGED}, systemd reload: ${SERVICE_CHANGED}): done in this run"
+}
+
 # UNITS: every unit file the repository ships in systemd/ (the box's service and any other).
 find_units() {
     local path
@@ -410,6 +459,7 @@ install_box() {
     find_units
     TEMP=$(mktemp -d)
     say "Gravebox: installing for ${MODEL} on Raspberry Pi OS ${RELEASE}${ROOT:+ under ${ROOT}}"
+    load_pending
 
     install_apt_packages
 
@@ -436,7 +486,7 @@ install_box() {
     # Devices: i2c-dev at boot, stable reader names, power-off through polkit.
     install_file "${REPO_DIR}/systemd/gravebox-modules.conf" /etc/modules-load.d/gravebox.conf
     install_managed "${REPO_DIR}/systemd/udev/gravebox-${MODEL}.rules" /etc/udev/rules.d/99-gravebox.rules
-    UDEV_CHANGED=${CHANGED}
+    if [[ ${CHANGED} == yes ]]; then UDEV_CHANGED=yes; fi
     install_file "${REPO_DIR}/systemd/50-gravebox.rules" /etc/polkit-1/rules.d/50-gravebox.rules
 
     # Boot configuration.
@@ -475,6 +525,7 @@ install_box() {
         run systemctl restart "${active[@]}"
     fi # else: I2C and the UARTs appear only after the reboot; the service starts then.
 
+    rm -f "${ROOT}${PENDING}" # every step done (the reboot is said below)
     say "Gravebox installed for ${MODEL}."
     if [[ ${REBOOT_NEEDED} == yes ]]; then
         say "The boot configuration changed: reboot to turn on I2C and the reader UARTs (sudo reboot)."
@@ -606,4 +657,5 @@ main() {
     if [[ ${ACTION} == uninstall ]]; then uninstall_box; else install_box; fi
 }
 
-main "$@"
+# Sourced (by the tests, to try one function), it defines the functions and does nothing else.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

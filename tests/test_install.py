@@ -392,3 +392,57 @@ def test_every_unit_file_and_the_web_extra_are_installed(tmp_path: Path) -> None
     out = ok(repo / "uninstall.sh", "--root", root)
     assert "would run: systemctl disable --now gravebox-web.service" in out
     assert not (root / "etc/systemd/system/gravebox-web.service").exists()
+
+
+def test_a_failing_command_is_named_in_words(tmp_path: Path) -> None:
+    """`run` (a command with effects outside the files) says the command that failed, not `"$@"`."""
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    (shims / "udevadm").write_text("#!/bin/sh\nexit 3\n")
+    (shims / "udevadm").chmod(0o755)
+    script = f'source "{INSTALL}"; ROOT=""; run udevadm control --reload; echo after'
+    env = {**os.environ, "PATH": f"{shims}:{os.environ['PATH']}"}
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "gravebox install: failed (exit status 3): udevadm control --reload\n" in result.stderr, result.stderr
+    assert '"$@"' not in result.stderr and "after" not in result.stdout
+
+
+def test_what_a_failed_run_left_to_do_is_done_by_the_next(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi5")
+    boot_id = root / "proc/sys/kernel/random/boot_id"
+    boot_id.parent.mkdir(parents=True)
+    boot_id.write_text("first-boot\n")
+    blocker = root / "etc/systemd/system"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("in the way\n")  # the run stops at the units, after the udev rule and config.txt
+    failed = run(INSTALL, "--root", root)
+    assert failed.returncode != 0 and "would run: udevadm" not in failed.stdout, failed.stdout
+    assert "gravebox install: stopped" in failed.stderr, failed.stderr
+    assert (root / "opt/gravebox/pending.env").is_file()
+    blocker.unlink()
+
+    second = ok(INSTALL, "--root", root)
+    assert "note: an earlier run left steps to do" in second
+    assert "would run: udevadm control --reload" in second and "would run: systemctl daemon-reload" in second
+    assert "reboot to turn on I2C" in second and "would run: systemctl restart" not in second
+    assert not (root / "opt/gravebox/pending.env").exists(), "all done: nothing kept"
+
+    third = ok(INSTALL, "--root", root)
+    assert "earlier run" not in third and "would run: udevadm" not in third and "reboot to" not in third
+
+
+def test_a_reboot_since_the_failed_run_is_the_pending_reboot_done(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi4")
+    boot_id = root / "proc/sys/kernel/random/boot_id"
+    boot_id.parent.mkdir(parents=True)
+    boot_id.write_text("first-boot\n")
+    blocker = root / "etc/systemd/system"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("in the way\n")
+    assert run(INSTALL, "--root", root).returncode != 0
+    blocker.unlink()
+    boot_id.write_text("second-boot\n")  # the owner rebooted meanwhile
+    second = ok(INSTALL, "--root", root)
+    assert "would run: udevadm control --reload" in second, "the reload is still done"
+    assert "reboot to" not in second and "would run: systemctl restart" in second
