@@ -335,19 +335,34 @@ extras() {
 # (as root-owned files in someone's home directory). lgpio comes only as a binary: the
 # system's python3-lgpio satisfies rpi-lgpio's requirement, so pip builds nothing; without it
 # pip stops at once instead of compiling lgpio from source (swig, liblgpio-dev).
+# pip builds the project in an isolated environment it downloads (setuptools): a rerun of an
+# unchanged checkout skips pip, so it needs no network. "Unchanged": the same files (names,
+# modes, content: the copy's tar made with fixed times and owners) and the same extras as the
+# install recorded in ${PREFIX}/source.sha256 after pip succeeded.
 install_program() {
-    local source want
+    local source want fingerprint recorded=""
     want=$(extras)
-    if [[ -n ${ROOT} ]]; then
-        run "${PREFIX}/venv/bin/pip" install --only-binary=lgpio "${REPO_DIR}[${want}]"
-        return
-    fi
     source=${TEMP}/source
     mkdir "${source}"
     tar -C "${REPO_DIR}" --exclude=.git --exclude=.venv --exclude=build --exclude='*.egg-info' \
-        --exclude=__pycache__ --exclude=.pytest_cache -cf "${TEMP}/source.tar" .
-    tar -C "${source}" -xf "${TEMP}/source.tar"
-    run "${PREFIX}/venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=lgpio "${source}[${want}]"
+        --exclude=__pycache__ --exclude=.pytest_cache --sort=name --mtime=@0 --owner=0 --group=0 \
+        --numeric-owner -cf "${TEMP}/source.tar" .
+    fingerprint=$(sha256sum <"${TEMP}/source.tar")
+    fingerprint="${fingerprint%% *} ${want}"
+    if [[ -r ${ROOT}${PREFIX}/source.sha256 ]]; then recorded=$(<"${ROOT}${PREFIX}/source.sha256"); fi
+    if [[ ${recorded} == "${fingerprint}" && (-n ${ROOT} || -x ${PREFIX}/venv/bin/gravebox) ]]; then
+        say "unchanged  the program (${PREFIX}/venv: the same checkout and extras as installed; pip not run)"
+        return
+    fi
+    if [[ -n ${ROOT} ]]; then
+        run "${PREFIX}/venv/bin/pip" install --only-binary=lgpio "${REPO_DIR}[${want}]"
+    else
+        tar -C "${source}" -xf "${TEMP}/source.tar"
+        run "${PREFIX}/venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=lgpio "${source}[${want}]"
+    fi
+    install -d -m 0755 "${ROOT}${PREFIX}"
+    printf '%s\n' "${fingerprint}" >"${ROOT}${PREFIX}/source.sha256"
+    say "installed  the program (${PREFIX}/venv)"
 }
 
 # BOOT_ID: this boot's id (empty where there is none to read); a reboot gives a new one.

@@ -446,3 +446,22 @@ def test_a_reboot_since_the_failed_run_is_the_pending_reboot_done(tmp_path: Path
     second = ok(INSTALL, "--root", root)
     assert "would run: udevadm control --reload" in second, "the reload is still done"
     assert "reboot to" not in second and "would run: systemctl restart" in second
+
+
+def test_a_rerun_of_an_unchanged_checkout_runs_no_pip(tmp_path: Path) -> None:
+    """pip's isolated build downloads setuptools: a rerun of the same checkout needs no network."""
+    repo = tmp_path / "repo"
+    for part in ("install.sh", "uninstall.sh", "pyproject.toml", "systemd", "firmware", "wiring/pinmap.toml", "box"):
+        target = repo / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (REPO / part).is_dir() else shutil.copy)(REPO / part, target)
+    root = make_pi(tmp_path / "card", "zero2w")
+    first = ok(repo / "install.sh", "--root", root)
+    assert "would run: /opt/gravebox/venv/bin/pip install" in first
+    os.utime(repo / "box/__init__.py", (1, 1))  # touched, not changed: the same program
+    second = ok(repo / "install.sh", "--root", root)
+    assert "venv/bin/pip" not in second and "unchanged  the program" in second
+    with (repo / "box/words.py").open("a") as words:
+        words.write("\n# changed\n")
+    third = ok(repo / "install.sh", "--root", root)
+    assert "would run: /opt/gravebox/venv/bin/pip install" in third, "a changed checkout is installed again"
