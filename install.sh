@@ -44,8 +44,11 @@ MQTT_UNIT=gravebox-mqtt.service # enabled only while the settings have [mqtt] (d
 PENDING=${PREFIX}/pending.env  # what a run set in motion and did not finish (a reboot, reloads)
 BOOT_ID_FILE=/proc/sys/kernel/random/boot_id  # a reboot changes it: a pending reboot is then done
 BOOT_ID=""      # set by read_boot_id
+KEPT_GROUPS=""  # set by remove_made_groups
 SAME=no         # set by same_text
-KNOWN=no        # set by unit_known
+KNOWN=no        # set by unit_known and group_known
+CREATED=""      # what the install made that was not there (the folder /etc/sysusers.d, groups gpio, i2c)
+MADE_GROUPS=(gpio i2c)  # groups systemd-sysusers makes for the service user where the system has none
 FIND_LGPIO='import importlib.util, sys; sys.exit(importlib.util.find_spec("lgpio") is None)'
 TEMP=""
 
@@ -425,6 +428,33 @@ unit_known() {
     fi
 }
 
+# KNOWN=yes when the group exists (under --root: in DIR/etc/group).
+group_known() {
+    KNOWN=no
+    if [[ -n ${ROOT} ]]; then
+        if [[ -r ${ROOT}/etc/group ]] && grep -q "^$1:" "${ROOT}/etc/group"; then KNOWN=yes; fi
+    elif getent group "$1" >/dev/null 2>&1; then
+        KNOWN=yes
+    fi
+}
+
+# created THING: add it to CREATED (once).
+created() {
+    if [[ " ${CREATED} " != *" $1 "* ]]; then CREATED="${CREATED:+${CREATED} }$1"; fi
+}
+
+# CREATED from the last install's record (a rerun keeps what the first run made).
+recorded_install() {
+    local line
+    [[ -r ${ROOT}${PREFIX}/installed.env ]] || return 0
+    while IFS= read -r line || [[ -n ${line} ]]; do
+        case ${line} in
+            CREATED=*) CREATED=${line#CREATED=} CREATED=${CREATED//\"/} ;;
+            *) ;;
+        esac
+    done <"${ROOT}${PREFIX}/installed.env"
+}
+
 # The owner's account (the one that ran sudo) joins the gravebox group, so that `gravebox
 # enroll`, `--export`, `--import` and `selftest` from an SSH shell work on the service's state.
 add_owner_to_group() {
@@ -467,7 +497,7 @@ prepare_decks_dir() {
 }
 
 install_box() {
-    local unit
+    local unit group
     if [[ -z ${MODEL} ]]; then detect_model; fi
     detect_release
     find_boot
@@ -479,6 +509,13 @@ install_box() {
     install_apt_packages
 
     # The service user and group, declared for systemd-sysusers (creates only what is missing).
+    # What it makes that was not there (on plain Debian a gpio group) is recorded for uninstall.
+    recorded_install
+    if [[ ! -d ${ROOT}/etc/sysusers.d ]]; then created /etc/sysusers.d; fi
+    for group in "${MADE_GROUPS[@]}"; do
+        group_known "${group}"
+        if [[ ${KNOWN} == no ]]; then created "group:${group}"; fi
+    done
     install_file "${REPO_DIR}/systemd/gravebox.sysusers" /etc/sysusers.d/gravebox.conf
     run systemd-sysusers gravebox.conf
     add_owner_to_group
@@ -489,7 +526,7 @@ install_box() {
     fi
     install_program
     install -d -m 0755 "${ROOT}${PREFIX}"
-    printf 'MODEL=%s\nUNITS="%s"\n' "${MODEL}" "${UNITS[*]}" >"${TEMP}/installed.env"
+    printf 'MODEL=%s\nUNITS="%s"\nCREATED="%s"\n' "${MODEL}" "${UNITS[*]}" "${CREATED}" >"${TEMP}/installed.env"
     install_file "${TEMP}/installed.env" "${PREFIX}/installed.env"
 
     # Settings, pin map: the owner's, written only when absent. Decks and state: shared folders.
@@ -594,6 +631,7 @@ installed_units() {
             case ${line} in
                 MODEL=*) if [[ -z ${MODEL} ]]; then MODEL=${line#MODEL=}; fi ;;
                 UNITS=*) recorded=${line#UNITS=} ;;
+                CREATED=*) CREATED=${line#CREATED=} CREATED=${CREATED//\"/} ;;
                 *) ;;
             esac
         done <"${ROOT}${PREFIX}/installed.env"
@@ -602,6 +640,29 @@ installed_units() {
     read -ra recorded_units <<<"${recorded//\"/}"
     for line in "${recorded_units[@]}"; do
         [[ " ${UNITS[*]} " == *" ${line} "* ]] || UNITS+=("${line}")
+    done
+}
+
+# The groups the install made (on plain Debian: gpio): removed with it, unless someone else
+# joined them since (said). KEPT_GROUPS: those the system had before, kept.
+remove_made_groups() {
+    local group members
+    KEPT_GROUPS=""
+    for group in "${MADE_GROUPS[@]}"; do
+        if [[ " ${CREATED} " != *" group:${group} "* ]]; then
+            KEPT_GROUPS="${KEPT_GROUPS:+${KEPT_GROUPS} }${group}"
+            continue
+        fi
+        members=""
+        if [[ -z ${ROOT} ]]; then
+            members=$(getent group "${group}") || continue # gone already
+            members=${members##*:}
+        fi
+        if [[ -n ${members} ]]; then
+            say "kept       group ${group} (made by the install; its members now: ${members})"
+        else
+            run groupdel "${group}"
+        fi
     done
 }
 
@@ -657,14 +718,23 @@ uninstall_box() {
     fi
     if [[ -n ${ROOT} ]] || id -u gravebox >/dev/null 2>&1; then run userdel gravebox; fi
     if [[ -n ${ROOT} ]] || getent group gravebox >/dev/null 2>&1; then run groupdel gravebox; fi
+    remove_made_groups
     remove_file /etc/sysusers.d/gravebox.conf
+    if [[ " ${CREATED} " == *" /etc/sysusers.d "* && -d ${ROOT}/etc/sysusers.d ]]; then
+        if rmdir "${ROOT}/etc/sysusers.d" 2>/dev/null; then
+            say "removed    /etc/sysusers.d (made by the install, empty)"
+        else
+            say "kept       /etc/sysusers.d (made by the install, now holds other files)"
+        fi
+    fi
     if [[ ${PURGE} == yes ]]; then
         rm -rf -- "${ROOT}${STATE_DIR}"
         say "removed    ${STATE_DIR} (--purge)"
     elif [[ -d ${ROOT}${STATE_DIR} ]]; then
-        say "kept       ${STATE_DIR} (enrolled cards, games; --purge removes it)"
+        run chown -R root:root "${STATE_DIR}" # the gravebox user is gone: no files of a uid without a name
+        say "kept       ${STATE_DIR} (enrolled cards, games; now owned by root; --purge removes it)"
     fi
-    say "Gravebox uninstalled. The apt packages stay (${APT_PACKAGES[*]}). Reboot to release the UARTs."
+    say "Gravebox uninstalled. Kept: the apt packages (${APT_PACKAGES[*]})${KEPT_GROUPS:+, the groups ${KEPT_GROUPS} (they were there before)}. Reboot to release the UARTs."
 }
 
 main() {

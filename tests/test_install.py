@@ -465,3 +465,24 @@ def test_a_rerun_of_an_unchanged_checkout_runs_no_pip(tmp_path: Path) -> None:
         words.write("\n# changed\n")
     third = ok(repo / "install.sh", "--root", root)
     assert "would run: /opt/gravebox/venv/bin/pip install" in third, "a changed checkout is installed again"
+
+
+def test_uninstall_removes_what_the_install_made_and_says_what_it_keeps(tmp_path: Path) -> None:
+    root = make_pi(tmp_path / "plain", "pi5")  # plain Debian: no gpio or i2c group, no /etc/sysusers.d
+    ok(INSTALL, "--root", root)
+    assert (root / "etc/sysusers.d/gravebox.conf").is_file()
+    ok(INSTALL, "--root", root)  # a rerun remembers what the first run made
+    out = ok(UNINSTALL, "--root", root)
+    assert "would run: groupdel gpio" in out and "would run: groupdel i2c" in out
+    assert not (root / "etc/sysusers.d").exists() and "removed    /etc/sysusers.d (made by the install, empty)" in out
+    assert "would run: chown -R root:root /var/lib/gravebox" in out, "no files of a uid that no longer exists"
+    assert "kept       /var/lib/gravebox (enrolled cards, games; now owned by root" in out
+    assert "Kept: the apt packages" in out
+
+    os_root = make_pi(tmp_path / "raspios", "pi5")  # Raspberry Pi OS: the groups and the folder were there
+    (os_root / "etc/group").write_text("gpio:x:997:pi\ni2c:x:998:pi\n")
+    (os_root / "etc/sysusers.d").mkdir()
+    ok(INSTALL, "--root", os_root)
+    out = ok(UNINSTALL, "--root", os_root)
+    assert "groupdel gpio" not in out and "groupdel i2c" not in out
+    assert (os_root / "etc/sysusers.d").is_dir() and "the groups gpio i2c (they were there before)" in out
