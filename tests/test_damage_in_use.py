@@ -109,3 +109,39 @@ def test_damage_met_by_the_resume_is_set_aside_at_the_start_not_retried(tmp_path
         assert app.box.screen(0.0).notice == JOURNAL_DAMAGED
     finally:
         app.close()
+
+
+def test_damage_met_by_the_pages_undo_label_sets_the_file_aside_not_the_loop_down(tmp_path: Path) -> None:
+    class Listening:
+        """A control socket with one subscriber."""
+
+        def __init__(self) -> None:
+            self.dumps: list[dict[str, object]] = []
+
+        def subscribed(self) -> bool:
+            return True
+
+        def publish(self, state: dict[str, object]) -> None:
+            self.dumps.append(state)
+
+    state = tmp_path / "state"
+    world = SimulatedBox(state_dir=state, seed=1)
+    try:
+        world.loop.attach_control(Listening())  # type: ignore[arg-type]
+        world.box.lobby.start_game("dead-set", world.now, players=2)
+        assert world.box.game is not None
+        session = world.box.game.session
+        assert session is not None
+
+        def read_met_damage() -> str:  # past a checkpoint, the label reads the action from the journal
+            raise JournalCorrupted("Journal damaged", "database disk image is malformed")
+
+        world.box.game.act(Tap("middle", next(iter(world.decks["dead-set"].cards))), world.now)
+        session.last_action = read_met_damage  # type: ignore[method-assign]
+        world.loop.undo_for = None  # the label is worked out again at the next dump
+        world.advance(0.05)  # ... and meets damage
+        assert len(kept_copies(state)) == 1 and world.box.session is None
+        world.advance(0.05)  # the loop goes on, on the new journal
+        assert world.box.screen(world.now).notice == JOURNAL_DAMAGED
+    finally:
+        world.end()

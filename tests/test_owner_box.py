@@ -365,7 +365,7 @@ def test_the_hardware_setting_is_checked(tmp_path: Path) -> None:
 
     path = tmp_path / "config.toml"
     path.write_text('[box]\nhardware = "fake"\n')
-    with pytest.raises(ConfigError, match='box.hardware: must be "pi"'):
+    with pytest.raises(ConfigError, match=r'box\.hardware: must be "pi"'):
         load_config(path)
     path.write_text("[box]\n")
     assert load_config(path).hardware == "pi"

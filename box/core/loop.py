@@ -33,6 +33,7 @@ from box.links.control import ControlCommand, ControlServer
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
+from box.storage.journal import JournalCorrupted
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,10 @@ class BoxLoop:
             self.parts.buzzer.play(sound, now)
         self.parts.buzzer.advance(now)
         self.refresh(now)
-        self.publish(now)
+        try:
+            self.publish(now)
+        except JournalCorrupted as met:  # the undo label's read of the journal met damage: set aside
+            self.box.journal_damaged(str(met), now)
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()
