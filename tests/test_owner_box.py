@@ -369,3 +369,17 @@ def test_the_hardware_setting_is_checked(tmp_path: Path) -> None:
         load_config(path)
     path.write_text("[box]\n")
     assert load_config(path).hardware == "pi"
+
+
+def test_a_decks_folder_closed_while_the_box_runs_refuses_the_game_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    """Path.exists() raises PermissionError behind a closed folder (Python 3.11, 3.13): a DeckError."""
+    from box.decks.codec import deck_folder
+
+    def closed(self: Path, *args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "stat", closed)
+    with pytest.raises(DeckError, match="cannot reach this folder of decks: Permission denied"):
+        deck_folder("dead-set", tmp_path)
+    with pytest.raises(DeckError, match="cannot reach this folder of decks"):
+        check_decks_folder(tmp_path)

@@ -248,8 +248,11 @@ def deck_folder(game: str, decks_dir: Path | None) -> Path | None:
     """
     if decks_dir is None:
         return None
-    if any((decks_dir / f"{game}{ending}").exists() for ending in (".csv", ".toml")):
-        return decks_dir
+    try:
+        if any((decks_dir / f"{game}{ending}").exists() for ending in (".csv", ".toml")):
+            return decks_dir
+    except OSError as problem:  # closed since the start: said, never the built-in deck in silence
+        raise DeckError(decks_dir, f"cannot reach this folder of decks: {problem.strerror or problem}") from None
     return None
 
 
