@@ -379,9 +379,13 @@ class ControlServer:
             self.send(client, answer(False, refused=True, error=verdict.refused) if verdict.refused else answer(True))
             return
         self.send(client, answer(True, pending=True))
-        if verdict.given.wait(LATE_WAIT) and not self.closing:
-            late = answer(False, refused=True, error=verdict.refused, late=True) if verdict.refused else answer(True, late=True)
-            self.send(client, late)
+        for _ in range(int(LATE_WAIT / POLL)):  # a look at `closing` every POLL: a stop never waits on it
+            if self.closing:
+                return
+            if verdict.given.wait(POLL):
+                late = answer(False, refused=True, error=verdict.refused, late=True) if verdict.refused else answer(True, late=True)
+                self.send(client, late)
+                return
 
     def lines(self, client: socket.socket, since: float) -> Iterator[bytes]:
         """The lines a client sends, each at most MAX_LINE bytes and whole within IDLE_TIMEOUT of
