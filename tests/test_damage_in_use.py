@@ -67,7 +67,9 @@ class Malformed:
         self.in_transaction = False
 
     def execute(self, *_: object) -> object:
-        raise sqlite3.DatabaseError("database disk image is malformed")
+        error = sqlite3.DatabaseError("database disk image is malformed")
+        error.sqlite_errorcode = 11  # type: ignore[attr-defined]  # SQLITE_CORRUPT, as SQLite says it
+        raise error
 
     def close(self) -> None:
         self.db.close()

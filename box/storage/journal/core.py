@@ -44,6 +44,7 @@ from box.storage.journal.errors import (
     JournalDamaged,
     JournalUnavailable,
     StorageError,
+    is_damage,
     storage_reason,
 )
 from box.storage.journal.files import clear_odd_companions, set_aside_or_fault, sync_new
@@ -197,15 +198,14 @@ class Journal:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Turn an SQLite error inside into StorageError (storage: `fault` set, tried again) or
-        JournalCorrupted (damage: never tried again, the file is set aside)."""
+        """Turn an SQLite error inside into JournalCorrupted (CORRUPT, NOTADB: never tried again,
+        the file is set aside) or StorageError (anything else: `fault` set, tried again)."""
         try:
             yield
         except sqlite3.Error as error:
-            reason = storage_reason(error)
-            if reason is None:
+            if is_damage(error):
                 raise JournalCorrupted("Journal damaged", str(error)) from None
-            self.fault = StorageError(reason, str(error))
+            self.fault = StorageError(storage_reason(error) or "Journal damaged", str(error))
             raise self.fault from None
 
     @contextmanager
@@ -334,10 +334,9 @@ class Journal:
         try:
             return self.db.execute(sql, parameters).fetchall()
         except sqlite3.Error as error:
-            reason = storage_reason(error)
-            if reason is None:
+            if is_damage(error):
                 raise JournalCorrupted("Journal damaged", str(error)) from None
-            raise StorageError(reason, str(error)) from None
+            raise StorageError(storage_reason(error) or "Journal damaged", str(error)) from None
 
     def unfinished_game(self) -> GameRecord | None:
         """The game to resume after a restart, if any."""
