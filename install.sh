@@ -41,8 +41,14 @@ SERVICE_CHANGED=no
 UDEV_CHANGED=no
 UNITS=()        # every unit file of systemd/, gravebox.service first (set by find_units)
 MQTT_UNIT=gravebox-mqtt.service # enabled only while the settings have [mqtt] (docs/mqtt.md)
+PENDING=${PREFIX}/pending.env  # what a run set in motion and did not finish (a reboot, reloads)
+BOOT_ID_FILE=/proc/sys/kernel/random/boot_id  # a reboot changes it: a pending reboot is then done
+BOOT_ID=""      # set by read_boot_id
+KEPT_GROUPS=""  # set by remove_made_groups
 SAME=no         # set by same_text
-KNOWN=no        # set by unit_known
+KNOWN=no        # set by unit_known and group_known
+CREATED=""      # what the install made that was not there (the folder /etc/sysusers.d, groups gpio, i2c)
+MADE_GROUPS=(gpio i2c)  # groups systemd-sysusers makes for the service user where the system has none
 FIND_LGPIO='import importlib.util, sys; sys.exit(importlib.util.find_spec("lgpio") is None)'
 TEMP=""
 
@@ -55,9 +61,17 @@ die() {
 # A failed command anywhere (set -E carries this trap into functions): say which and stop.
 on_error() {
     local status=$1 line=$2 command=$3
-    printf 'gravebox install: failed (exit status %s, install.sh line %s): %s\n' "${status}" "${line}" "${command}" >&2
+    step_failed "${status}" "${command} (install.sh line ${line})"
+}
+
+# step_failed STATUS COMMAND: say the command that failed, in words, keep what is still to do
+# (a reboot, udev's and systemd's reloads: done by the next run), and stop.
+step_failed() {
+    trap - ERR
+    printf 'gravebox install: failed (exit status %s): %s\n' "$1" "$2" >&2
+    if [[ ${ACTION} == install && -n ${TEMP} ]]; then save_pending; fi
     printf 'gravebox install: stopped; nothing after that step was done. Fix the cause and run it again.\n' >&2
-    exit "${status}"
+    exit "$1"
 }
 trap 'on_error "$?" "${LINENO}" "${BASH_COMMAND}"' ERR
 trap '[[ -z ${TEMP} ]] || rm -rf -- "${TEMP}"' EXIT
@@ -110,12 +124,14 @@ parse_args() {
 # A command with effects outside the file tree: run it on the real system, only print it
 # under --root (the test checks the printed list).
 run() {
+    local status=0
     if [[ -n ${ROOT} ]]; then
         say "would run: $*"
-    else
-        say "+ $*"
-        "$@"
+        return
     fi
+    say "+ $*"
+    "$@" || status=$?
+    if ((status)); then step_failed "${status}" "$*"; fi
 }
 
 # MODEL from the device tree (or $ROOT/proc/device-tree/model under --root).
@@ -322,19 +338,70 @@ extras() {
 # (as root-owned files in someone's home directory). lgpio comes only as a binary: the
 # system's python3-lgpio satisfies rpi-lgpio's requirement, so pip builds nothing; without it
 # pip stops at once instead of compiling lgpio from source (swig, liblgpio-dev).
+# pip builds the project in an isolated environment it downloads (setuptools): a rerun of an
+# unchanged checkout skips pip, so it needs no network. "Unchanged": the same files (names,
+# modes, content: the copy's tar made with fixed times and owners) and the same extras as the
+# install recorded in ${PREFIX}/source.sha256 after pip succeeded.
 install_program() {
-    local source want
+    local source want fingerprint recorded=""
     want=$(extras)
-    if [[ -n ${ROOT} ]]; then
-        run "${PREFIX}/venv/bin/pip" install --only-binary=lgpio "${REPO_DIR}[${want}]"
-        return
-    fi
     source=${TEMP}/source
     mkdir "${source}"
     tar -C "${REPO_DIR}" --exclude=.git --exclude=.venv --exclude=build --exclude='*.egg-info' \
-        --exclude=__pycache__ --exclude=.pytest_cache -cf "${TEMP}/source.tar" .
-    tar -C "${source}" -xf "${TEMP}/source.tar"
-    run "${PREFIX}/venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=lgpio "${source}[${want}]"
+        --exclude=__pycache__ --exclude=.pytest_cache --sort=name --mtime=@0 --owner=0 --group=0 \
+        --numeric-owner -cf "${TEMP}/source.tar" .
+    fingerprint=$(sha256sum <"${TEMP}/source.tar")
+    fingerprint="${fingerprint%% *} ${want}"
+    if [[ -r ${ROOT}${PREFIX}/source.sha256 ]]; then recorded=$(<"${ROOT}${PREFIX}/source.sha256"); fi
+    if [[ ${recorded} == "${fingerprint}" && (-n ${ROOT} || -x ${PREFIX}/venv/bin/gravebox) ]]; then
+        say "unchanged  the program (${PREFIX}/venv: the same checkout and extras as installed; pip not run)"
+        return
+    fi
+    if [[ -n ${ROOT} ]]; then
+        run "${PREFIX}/venv/bin/pip" install --only-binary=lgpio "${REPO_DIR}[${want}]"
+    else
+        tar -C "${source}" -xf "${TEMP}/source.tar"
+        run "${PREFIX}/venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=lgpio "${source}[${want}]"
+    fi
+    install -d -m 0755 "${ROOT}${PREFIX}"
+    printf '%s\n' "${fingerprint}" >"${ROOT}${PREFIX}/source.sha256"
+    say "installed  the program (${PREFIX}/venv)"
+}
+
+# BOOT_ID: this boot's id (empty where there is none to read); a reboot gives a new one.
+read_boot_id() {
+    BOOT_ID=""
+    if [[ -r ${ROOT}${BOOT_ID_FILE} ]]; then BOOT_ID=$(tr -d '[:space:]' <"${ROOT}${BOOT_ID_FILE}"); fi
+}
+
+# Keep the steps still to do in ${PENDING}: a failed run leaves them for the next one.
+save_pending() {
+    read_boot_id
+    if install -d -m 0755 "${ROOT}${PREFIX}" 2>/dev/null &&
+        printf 'REBOOT_NEEDED=%s\nBOOT_ID=%s\nUDEV_CHANGED=%s\nSERVICE_CHANGED=%s\n' "${REBOOT_NEEDED}" \
+            "${BOOT_ID}" "${UDEV_CHANGED}" "${SERVICE_CHANGED}" 2>/dev/null >"${ROOT}${PENDING}"; then
+        : # kept (no `return` here: called from the ERR trap, it would leave the trap too)
+    else
+        printf 'gravebox install: the steps still to do could not be kept in %s\n' "${PENDING}" >&2
+    fi
+}
+
+# The steps an earlier run left to do: its reloads, and its reboot unless the box rebooted since.
+load_pending() {
+    local line reboot=no booted=""
+    [[ -r ${ROOT}${PENDING} ]] || return 0
+    while IFS= read -r line || [[ -n ${line} ]]; do
+        case ${line} in
+            REBOOT_NEEDED=yes) reboot=yes ;;
+            BOOT_ID=*) booted=${line#BOOT_ID=} ;;
+            UDEV_CHANGED=yes) UDEV_CHANGED=yes ;;
+            SERVICE_CHANGED=yes) SERVICE_CHANGED=yes ;;
+            *) ;;
+        esac
+    done <"${ROOT}${PENDING}"
+    read_boot_id
+    if [[ ${reboot} == yes && ${booted} == "${BOOT_ID}" ]]; then REBOOT_NEEDED=yes; fi
+    say "note: an earlier run left steps to do (reboot needed: ${REBOOT_NEEDED}, udev reload: ${UDEV_CHANGED}, systemd reload: ${SERVICE_CHANGED}): done in this run"
 }
 
 # UNITS: every unit file the repository ships in systemd/ (the box's service and any other).
@@ -359,6 +426,33 @@ unit_known() {
     if [[ -z ${ROOT} ]]; then
         systemctl list-unit-files --quiet "$1" >/dev/null 2>&1 || KNOWN=no
     fi
+}
+
+# KNOWN=yes when the group exists (under --root: in DIR/etc/group).
+group_known() {
+    KNOWN=no
+    if [[ -n ${ROOT} ]]; then
+        if [[ -r ${ROOT}/etc/group ]] && grep -q "^$1:" "${ROOT}/etc/group"; then KNOWN=yes; fi
+    elif getent group "$1" >/dev/null 2>&1; then
+        KNOWN=yes
+    fi
+}
+
+# created THING: add it to CREATED (once).
+created() {
+    if [[ " ${CREATED} " != *" $1 "* ]]; then CREATED="${CREATED:+${CREATED} }$1"; fi
+}
+
+# CREATED from the last install's record (a rerun keeps what the first run made).
+recorded_install() {
+    local line
+    [[ -r ${ROOT}${PREFIX}/installed.env ]] || return 0
+    while IFS= read -r line || [[ -n ${line} ]]; do
+        case ${line} in
+            CREATED=*) CREATED=${line#CREATED=} CREATED=${CREATED//\"/} ;;
+            *) ;;
+        esac
+    done <"${ROOT}${PREFIX}/installed.env"
 }
 
 # The owner's account (the one that ran sudo) joins the gravebox group, so that `gravebox
@@ -403,17 +497,25 @@ prepare_decks_dir() {
 }
 
 install_box() {
-    local unit
+    local unit group
     if [[ -z ${MODEL} ]]; then detect_model; fi
     detect_release
     find_boot
     find_units
     TEMP=$(mktemp -d)
     say "Gravebox: installing for ${MODEL} on Raspberry Pi OS ${RELEASE}${ROOT:+ under ${ROOT}}"
+    load_pending
 
     install_apt_packages
 
     # The service user and group, declared for systemd-sysusers (creates only what is missing).
+    # What it makes that was not there (on plain Debian a gpio group) is recorded for uninstall.
+    recorded_install
+    if [[ ! -d ${ROOT}/etc/sysusers.d ]]; then created /etc/sysusers.d; fi
+    for group in "${MADE_GROUPS[@]}"; do
+        group_known "${group}"
+        if [[ ${KNOWN} == no ]]; then created "group:${group}"; fi
+    done
     install_file "${REPO_DIR}/systemd/gravebox.sysusers" /etc/sysusers.d/gravebox.conf
     run systemd-sysusers gravebox.conf
     add_owner_to_group
@@ -424,7 +526,7 @@ install_box() {
     fi
     install_program
     install -d -m 0755 "${ROOT}${PREFIX}"
-    printf 'MODEL=%s\nUNITS="%s"\n' "${MODEL}" "${UNITS[*]}" >"${TEMP}/installed.env"
+    printf 'MODEL=%s\nUNITS="%s"\nCREATED="%s"\n' "${MODEL}" "${UNITS[*]}" "${CREATED}" >"${TEMP}/installed.env"
     install_file "${TEMP}/installed.env" "${PREFIX}/installed.env"
 
     # Settings, pin map: the owner's, written only when absent. Decks and state: shared folders.
@@ -436,7 +538,7 @@ install_box() {
     # Devices: i2c-dev at boot, stable reader names, power-off through polkit.
     install_file "${REPO_DIR}/systemd/gravebox-modules.conf" /etc/modules-load.d/gravebox.conf
     install_managed "${REPO_DIR}/systemd/udev/gravebox-${MODEL}.rules" /etc/udev/rules.d/99-gravebox.rules
-    UDEV_CHANGED=${CHANGED}
+    if [[ ${CHANGED} == yes ]]; then UDEV_CHANGED=yes; fi
     install_file "${REPO_DIR}/systemd/50-gravebox.rules" /etc/polkit-1/rules.d/50-gravebox.rules
 
     # Boot configuration.
@@ -475,6 +577,7 @@ install_box() {
         run systemctl restart "${active[@]}"
     fi # else: I2C and the UARTs appear only after the reboot; the service starts then.
 
+    rm -f "${ROOT}${PENDING}" # every step done (the reboot is said below)
     say "Gravebox installed for ${MODEL}."
     if [[ ${REBOOT_NEEDED} == yes ]]; then
         say "The boot configuration changed: reboot to turn on I2C and the reader UARTs (sudo reboot)."
@@ -528,6 +631,7 @@ installed_units() {
             case ${line} in
                 MODEL=*) if [[ -z ${MODEL} ]]; then MODEL=${line#MODEL=}; fi ;;
                 UNITS=*) recorded=${line#UNITS=} ;;
+                CREATED=*) CREATED=${line#CREATED=} CREATED=${CREATED//\"/} ;;
                 *) ;;
             esac
         done <"${ROOT}${PREFIX}/installed.env"
@@ -536,6 +640,29 @@ installed_units() {
     read -ra recorded_units <<<"${recorded//\"/}"
     for line in "${recorded_units[@]}"; do
         [[ " ${UNITS[*]} " == *" ${line} "* ]] || UNITS+=("${line}")
+    done
+}
+
+# The groups the install made (on plain Debian: gpio): removed with it, unless someone else
+# joined them since (said). KEPT_GROUPS: those the system had before, kept.
+remove_made_groups() {
+    local group members
+    KEPT_GROUPS=""
+    for group in "${MADE_GROUPS[@]}"; do
+        if [[ " ${CREATED} " != *" group:${group} "* ]]; then
+            KEPT_GROUPS="${KEPT_GROUPS:+${KEPT_GROUPS} }${group}"
+            continue
+        fi
+        members=""
+        if [[ -z ${ROOT} ]]; then
+            members=$(getent group "${group}") || continue # gone already
+            members=${members##*:}
+        fi
+        if [[ -n ${members} ]]; then
+            say "kept       group ${group} (made by the install; its members now: ${members})"
+        else
+            run groupdel "${group}"
+        fi
     done
 }
 
@@ -591,14 +718,23 @@ uninstall_box() {
     fi
     if [[ -n ${ROOT} ]] || id -u gravebox >/dev/null 2>&1; then run userdel gravebox; fi
     if [[ -n ${ROOT} ]] || getent group gravebox >/dev/null 2>&1; then run groupdel gravebox; fi
+    remove_made_groups
     remove_file /etc/sysusers.d/gravebox.conf
+    if [[ " ${CREATED} " == *" /etc/sysusers.d "* && -d ${ROOT}/etc/sysusers.d ]]; then
+        if rmdir "${ROOT}/etc/sysusers.d" 2>/dev/null; then
+            say "removed    /etc/sysusers.d (made by the install, empty)"
+        else
+            say "kept       /etc/sysusers.d (made by the install, now holds other files)"
+        fi
+    fi
     if [[ ${PURGE} == yes ]]; then
         rm -rf -- "${ROOT}${STATE_DIR}"
         say "removed    ${STATE_DIR} (--purge)"
     elif [[ -d ${ROOT}${STATE_DIR} ]]; then
-        say "kept       ${STATE_DIR} (enrolled cards, games; --purge removes it)"
+        run chown -R root:root "${STATE_DIR}" # the gravebox user is gone: no files of a uid without a name
+        say "kept       ${STATE_DIR} (enrolled cards, games; now owned by root; --purge removes it)"
     fi
-    say "Gravebox uninstalled. The apt packages stay (${APT_PACKAGES[*]}). Reboot to release the UARTs."
+    say "Gravebox uninstalled. Kept: the apt packages (${APT_PACKAGES[*]})${KEPT_GROUPS:+, the groups ${KEPT_GROUPS} (they were there before)}. Reboot to release the UARTs."
 }
 
 main() {
@@ -606,4 +742,5 @@ main() {
     if [[ ${ACTION} == uninstall ]]; then uninstall_box; else install_box; fi
 }
 
-main "$@"
+# Sourced (by the tests, to try one function), it defines the functions and does nothing else.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

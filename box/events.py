@@ -240,11 +240,13 @@ class Subscription:
         with self.ready:
             return self.ready.wait_for(lambda: self.idle and not self.queue, timeout)
 
-    def close(self) -> None:
-        """Hand over what is queued, then end the thread."""
+    def close(self, wait: float | None = None) -> None:
+        """Hand over what is queued, then end the thread; with `wait`, wait that long for its end."""
         with self.ready:
             self.closed = True
             self.ready.notify_all()
+        if wait is not None and self.thread is not threading.current_thread():
+            self.thread.join(wait)
 
     def stats(self) -> dict[str, int]:
         return {"delivered": self.delivered, "dropped": self.dropped, "failed": self.failed}
@@ -277,9 +279,11 @@ class EventBus:
         """Wait until every subscriber has been handed every event published so far."""
         return all(subscription.flush(timeout) for subscription in self.subscriptions)
 
-    def close(self) -> None:
+    def close(self, wait: float | None = None) -> None:
+        """End every subscriber's thread once it has what is queued; with `wait`, wait for each
+        (at most that long): the simulator's files are then written before its folder goes."""
         for subscription in self.subscriptions:
-            subscription.close()
+            subscription.close(wait)
         self.subscriptions = []
 
     def stats(self) -> dict[str, dict[str, int]]:

@@ -108,6 +108,12 @@ class Pressed(NamedTuple):
     kind: str
 
 
+class JournalFound(NamedTuple):
+    """The whole-file check after READY (box/core/fullcheck.py) found the journal damaged."""
+
+    reason: str
+
+
 class Refused(Exception):
     """An input the box will not take: its reason goes on the panel and back to whoever sent it."""
 

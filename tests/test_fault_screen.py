@@ -42,3 +42,14 @@ def test_a_stop_ends_the_fault_screen(monkeypatch) -> None:
     stop = threading.Event()
     stop.set()
     assert stay_up_showing("config.toml:2: box.names: names must differ", stop, None) is False
+
+
+def test_the_status_and_the_log_say_the_file_by_its_whole_path(monkeypatch, caplog) -> None:
+    sent: list[str] = []
+    monkeypatch.setattr(sdnotify, "notify", lambda message: sent.append(message) or True)
+    stop = threading.Event()
+    full = "/etc/gravebox/config.toml:10: box.decks: no such folder of decks: /etc/gravebox/decks"
+    monkeypatch.setattr(stop, "wait", lambda _: stop.set())  # one round
+    stay_up_showing("config.toml:10: box.decks: no such folder of decks", stop, None, said=full)
+    assert f"STATUS=cannot start: {full}" in sent
+    assert full in caplog.text

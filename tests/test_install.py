@@ -392,3 +392,97 @@ def test_every_unit_file_and_the_web_extra_are_installed(tmp_path: Path) -> None
     out = ok(repo / "uninstall.sh", "--root", root)
     assert "would run: systemctl disable --now gravebox-web.service" in out
     assert not (root / "etc/systemd/system/gravebox-web.service").exists()
+
+
+def test_a_failing_command_is_named_in_words(tmp_path: Path) -> None:
+    """`run` (a command with effects outside the files) says the command that failed, not `"$@"`."""
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    (shims / "udevadm").write_text("#!/bin/sh\nexit 3\n")
+    (shims / "udevadm").chmod(0o755)
+    script = f'source "{INSTALL}"; ROOT=""; run udevadm control --reload; echo after'
+    env = {**os.environ, "PATH": f"{shims}:{os.environ['PATH']}"}
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "gravebox install: failed (exit status 3): udevadm control --reload\n" in result.stderr, result.stderr
+    assert '"$@"' not in result.stderr and "after" not in result.stdout
+
+
+def test_what_a_failed_run_left_to_do_is_done_by_the_next(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi5")
+    boot_id = root / "proc/sys/kernel/random/boot_id"
+    boot_id.parent.mkdir(parents=True)
+    boot_id.write_text("first-boot\n")
+    blocker = root / "etc/systemd/system"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("in the way\n")  # the run stops at the units, after the udev rule and config.txt
+    failed = run(INSTALL, "--root", root)
+    assert failed.returncode != 0 and "would run: udevadm" not in failed.stdout, failed.stdout
+    assert "gravebox install: stopped" in failed.stderr, failed.stderr
+    assert (root / "opt/gravebox/pending.env").is_file()
+    blocker.unlink()
+
+    second = ok(INSTALL, "--root", root)
+    assert "note: an earlier run left steps to do" in second
+    assert "would run: udevadm control --reload" in second and "would run: systemctl daemon-reload" in second
+    assert "reboot to turn on I2C" in second and "would run: systemctl restart" not in second
+    assert not (root / "opt/gravebox/pending.env").exists(), "all done: nothing kept"
+
+    third = ok(INSTALL, "--root", root)
+    assert "earlier run" not in third and "would run: udevadm" not in third and "reboot to" not in third
+
+
+def test_a_reboot_since_the_failed_run_is_the_pending_reboot_done(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi4")
+    boot_id = root / "proc/sys/kernel/random/boot_id"
+    boot_id.parent.mkdir(parents=True)
+    boot_id.write_text("first-boot\n")
+    blocker = root / "etc/systemd/system"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("in the way\n")
+    assert run(INSTALL, "--root", root).returncode != 0
+    blocker.unlink()
+    boot_id.write_text("second-boot\n")  # the owner rebooted meanwhile
+    second = ok(INSTALL, "--root", root)
+    assert "would run: udevadm control --reload" in second, "the reload is still done"
+    assert "reboot to" not in second and "would run: systemctl restart" in second
+
+
+def test_a_rerun_of_an_unchanged_checkout_runs_no_pip(tmp_path: Path) -> None:
+    """pip's isolated build downloads setuptools: a rerun of the same checkout needs no network."""
+    repo = tmp_path / "repo"
+    for part in ("install.sh", "uninstall.sh", "pyproject.toml", "systemd", "firmware", "wiring/pinmap.toml", "box"):
+        target = repo / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if (REPO / part).is_dir() else shutil.copy)(REPO / part, target)
+    root = make_pi(tmp_path / "card", "zero2w")
+    first = ok(repo / "install.sh", "--root", root)
+    assert "would run: /opt/gravebox/venv/bin/pip install" in first
+    os.utime(repo / "box/__init__.py", (1, 1))  # touched, not changed: the same program
+    second = ok(repo / "install.sh", "--root", root)
+    assert "venv/bin/pip" not in second and "unchanged  the program" in second
+    with (repo / "box/words.py").open("a") as words:
+        words.write("\n# changed\n")
+    third = ok(repo / "install.sh", "--root", root)
+    assert "would run: /opt/gravebox/venv/bin/pip install" in third, "a changed checkout is installed again"
+
+
+def test_uninstall_removes_what_the_install_made_and_says_what_it_keeps(tmp_path: Path) -> None:
+    root = make_pi(tmp_path / "plain", "pi5")  # plain Debian: no gpio or i2c group, no /etc/sysusers.d
+    ok(INSTALL, "--root", root)
+    assert (root / "etc/sysusers.d/gravebox.conf").is_file()
+    ok(INSTALL, "--root", root)  # a rerun remembers what the first run made
+    out = ok(UNINSTALL, "--root", root)
+    assert "would run: groupdel gpio" in out and "would run: groupdel i2c" in out
+    assert not (root / "etc/sysusers.d").exists() and "removed    /etc/sysusers.d (made by the install, empty)" in out
+    assert "would run: chown -R root:root /var/lib/gravebox" in out, "no files of a uid that no longer exists"
+    assert "kept       /var/lib/gravebox (enrolled cards, games; now owned by root" in out
+    assert "Kept: the apt packages" in out
+
+    os_root = make_pi(tmp_path / "raspios", "pi5")  # Raspberry Pi OS: the groups and the folder were there
+    (os_root / "etc/group").write_text("gpio:x:997:pi\ni2c:x:998:pi\n")
+    (os_root / "etc/sysusers.d").mkdir()
+    ok(INSTALL, "--root", os_root)
+    out = ok(UNINSTALL, "--root", os_root)
+    assert "groupdel gpio" not in out and "groupdel i2c" not in out
+    assert (os_root / "etc/sysusers.d").is_dir() and "the groups gpio i2c (they were there before)" in out

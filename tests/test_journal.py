@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from box.storage.journal import VERSION, Journal, JournalTooNew, make_state_directory
+from box.storage.journal import VERSION, Journal, JournalTooNew, StorageError, make_state_directory
 
 
 def test_actions_survive_closing_and_reopening(tmp_path):
@@ -249,20 +249,40 @@ def test_a_shm_or_wal_that_is_a_directory_does_not_stop_the_journal(tmp_path) ->
     journal.close()
 
 
-def test_the_full_integrity_check_runs_only_after_an_unclean_stop(tmp_path) -> None:
-    """An index that disagrees with its table: `quick_check` passes it, `integrity_check` does not."""
+def test_a_start_reads_what_it_needs_and_the_whole_file_is_checked_after(tmp_path) -> None:
+    """An index that disagrees with its table: `quick_check` passes it, `integrity_check` does not.
+    A start does not read the whole file (READY must not grow with the years); `full_check`,
+    run after READY, finds it, whether the last stop was clean or not."""
+    from box.storage.journal import full_check
+
+    for clean in (True, False):
+        path = tmp_path / f"{clean}" / "journal.db"
+        path.parent.mkdir()
+        played(path, clean=clean)
+        edit(path, "UPDATE sqlite_master SET sql = replace(sql, '(game, seq)', '(undone, seq)') WHERE type = 'index'")
+        journal, damaged = Journal.open_or_recover(path)
+        assert damaged is None, "the start read the whole file"
+        journal.close()
+        found = full_check(path)
+        assert found is not None and "index" in found, found
+    fresh = tmp_path / "fresh.db"
+    played(fresh)
+    assert full_check(fresh) is None
+
+
+def test_damage_met_by_the_journal_in_use_sets_it_aside_and_starts_a_new_one(tmp_path) -> None:
+    from box.storage.journal import JournalCorrupted
+
     path = tmp_path / "journal.db"
     game = played(path)
-    edit(path, "UPDATE sqlite_master SET sql = replace(sql, '(game, seq)', '(undone, seq)') WHERE type = 'index'")
-    journal, damaged = Journal.open_or_recover(path)  # stopped cleanly: the cheap check
-    assert damaged is None
-    journal.append(game, {"t": "press", "b": "ok"})  # the first write clears the clean-stop mark
-    copies = {suffix: Path(f"{path}{suffix}").read_bytes() for suffix in ("", "-wal")}
+    journal, _ = Journal.open_or_recover(path)
+    original = path.read_bytes()
+    damaged = journal.start_over("database disk image is malformed")
+    assert damaged.kept.read_bytes() == original and damaged.reason == "database disk image is malformed"
+    assert journal.unfinished_game() is None and journal.fault is None
+    assert journal.start_game("dead-set", ["A", "B"], {}, None) == 1, "a new journal, written at once"
     journal.close()
-    for suffix, data in copies.items():  # ... and then the power goes
-        Path(f"{path}{suffix}").write_bytes(data)
-    _, damaged = Journal.open_or_recover(path)
-    assert damaged is not None, "the full check did not run after an unclean stop"
+    assert issubclass(JournalCorrupted, StorageError) and game == 1
 
 
 def test_two_set_asides_in_one_second_keep_both_files(tmp_path) -> None:

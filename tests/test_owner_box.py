@@ -283,3 +283,103 @@ def test_an_account_outside_the_group_is_told_what_to_do(tmp_path: Path) -> None
             enter_state_directory(system, system=system)
     finally:
         system.chmod(0o700)
+
+
+def test_a_new_journal_and_its_companions_are_group_writable_under_the_units_umask(tmp_path: Path) -> None:
+    import stat
+
+    from box.storage.journal import Journal
+
+    old = os.umask(0o007)  # the unit's UMask=
+    try:
+        journal = Journal(tmp_path / "journal.db")
+        journal.put("x", 1)
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()}
+        journal.close()
+    finally:
+        os.umask(old)
+    assert modes == {"journal.db": 0o660, "journal.db-wal": 0o660, "journal.db-shm": 0o660}, {k: oct(v) for k, v in modes.items()}
+
+
+def service(config: Path, tmp_path: Path, wanted: str) -> tuple[list[str], int, str]:
+    """`gravebox run` as the unit starts it (NOTIFY_SOCKET, INVOCATION_ID), on this machine (no Pi),
+    until `wanted` arrives on the notify socket; then SIGTERM. (datagrams, exit status, stderr)"""
+    import select
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    repo = Path(__file__).resolve().parent.parent
+    notify = tmp_path / "notify.sock"
+    env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
+    env.update(PYTHONPATH=str(repo), NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="2000000", INVOCATION_ID="test",
+               STATE_DIRECTORY=str(tmp_path / "state"))
+    command = [sys.executable, "-m", "box", "--config", str(config)]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(str(notify))
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+        got: list[str] = []
+        try:
+            until = time.monotonic() + 60
+            while not any(line.startswith(wanted) for line in got) and process.poll() is None and time.monotonic() < until:
+                if select.select([listener], [], [], 0.5)[0]:
+                    got += listener.recv(4096).decode().splitlines()
+            process.send_signal(signal.SIGTERM)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=60)
+    return got, process.returncode, stderr
+
+
+@pytest.mark.skipif(Path("/proc/device-tree/model").exists(), reason="a machine with a device tree may be a Pi")
+def test_the_service_off_a_pi_says_so_once_and_stays_up(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[box]\n")
+    got, status, stderr = service(config, tmp_path, "WATCHDOG=1")
+    assert "READY=1" in got and "WATCHDOG=1" in got, (got, stderr)
+    assert [m for m in got if m.startswith("STATUS=")] == [
+        'STATUS=cannot start: not a Raspberry Pi: to run this box on simulated parts, set hardware = "simulated"'
+        " under [box] in /etc/gravebox/config.toml, then restart it"
+    ]
+    assert status == 0, "no restart loop: stopped, it exits cleanly"
+    assert stderr.count("not a Raspberry Pi") == 1 and "Traceback" not in stderr, stderr
+
+
+@pytest.mark.skipif(Path("/proc/device-tree/model").exists(), reason="a machine with a device tree may be a Pi")
+def test_the_service_told_to_run_on_fakes_runs_and_says_so(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[box]\nhardware = "simulated"\n')
+    got, status, stderr = service(config, tmp_path, "STATUS=Running")
+    assert "READY=1" in got and "STATUS=Running: the menu" in got, (got, stderr)
+    assert status == 0 and 'hardware = "simulated" in the settings: running on simulated parts' in stderr
+    assert (tmp_path / "state" / "journal.db").exists(), "the service's own state folder"
+
+
+def test_the_hardware_setting_is_checked(tmp_path: Path) -> None:
+    from box.errors import ConfigError
+    from box.storage.config import load_config
+
+    path = tmp_path / "config.toml"
+    path.write_text('[box]\nhardware = "fake"\n')
+    with pytest.raises(ConfigError, match=r'box\.hardware: must be "pi"'):
+        load_config(path)
+    path.write_text("[box]\n")
+    assert load_config(path).hardware == "pi"
+
+
+def test_a_decks_folder_closed_while_the_box_runs_refuses_the_game_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    """Path.exists() raises PermissionError behind a closed folder (Python 3.11, 3.13): a DeckError."""
+    from box.decks.codec import deck_folder
+
+    def closed(self: Path, *args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "stat", closed)
+    with pytest.raises(DeckError, match="cannot reach this folder of decks: Permission denied"):
+        deck_folder("dead-set", tmp_path)
+    with pytest.raises(DeckError, match="cannot reach this folder of decks"):
+        check_decks_folder(tmp_path)

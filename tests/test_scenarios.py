@@ -22,3 +22,36 @@ def test_scenario(script: Path, tmp_path: Path):
     finally:
         world.parts.close()
         world.box.journal.close()
+
+
+def events_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name.startswith(("events-", "usb-")) and t.is_alive()]
+
+
+@pytest.mark.parametrize("passes", [True, False])
+def test_a_script_closes_its_box_before_its_folder_goes(passes: bool, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The state folder (a temporary one) is removed only once nothing writes there: the box and
+    its subscribers (the history) closed; a passing script exits 0, a failing one 1."""
+    import tempfile
+
+    from box.cli.main import main
+
+    script = SCENARIOS / "dead-set" / "bust.script"
+    if not passes:
+        script = tmp_path / "fails.script"
+        script.write_text((SCENARIOS / "dead-set" / "bust.script").read_text() + "\nexpect screen == nowhere\n")
+        (tmp_path / "decks").symlink_to(SCENARIOS / "dead-set" / "decks")
+    alive_at_cleanup: list[list[str]] = []
+    real = tempfile.TemporaryDirectory.cleanup
+
+    def cleanup(self: tempfile.TemporaryDirectory) -> None:
+        alive_at_cleanup.append(events_threads())
+        real(self)
+
+    monkeypatch.setattr(tempfile.TemporaryDirectory, "cleanup", cleanup)
+    before = events_threads()
+    code = main(["sim", "--script", str(script), "--seed", "1", "--config", "/nonexistent"])
+    assert code == (0 if passes else 1), capsys.readouterr().err
+    assert alive_at_cleanup and all(names == before for names in alive_at_cleanup), alive_at_cleanup

@@ -142,3 +142,33 @@ def test_pinger_without_watchdog_sends_nothing(systemd: FakeSystemd, monkeypatch
     for _ in range(10):
         loop.run_pass(5.0)
     assert systemd.pending() == []
+
+
+def test_the_running_box_says_what_it_does_in_its_status_line(systemd: FakeSystemd, tmp_path: Path) -> None:
+    import sqlite3
+    import threading
+
+    from box.links.control import ControlCommand
+    from box.sim.world import SimulatedBox
+
+    world = SimulatedBox(state_dir=tmp_path / "state", seed=1)
+    try:
+        world.loop.run(threading.Event(), until=world.now)  # READY, then its status at once
+        got = systemd.pending()
+        assert got[:2] == ["READY=1", "STATUS=Running: the menu"], got
+        world.box.lobby.start_game("dead-set", world.now, players=2)
+        assert world.loop.say_status("Running: the menu") == "Running: Dead Set, 2 players"
+        holder = sqlite3.connect(world.state_dir / "journal.db", timeout=0)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            world.loop.enqueue(ControlCommand("show-code", {"code": "123456", "seconds": 60}))
+            world.advance(0.05)
+        finally:
+            holder.rollback()
+            holder.close()
+        line = world.loop.say_status("Running: Dead Set, 2 players")
+        assert line == "Running, refusing inputs: Journal in use"
+        assert systemd.pending()[0] == "STATUS=Running: Dead Set, 2 players"
+        assert world.loop.say_status(line) == line and systemd.pending() == [], "said once, not every pass"
+    finally:
+        world.end()

@@ -33,6 +33,7 @@ import box.core.fault
 import box.ports.display
 import box.screens.render
 import box.sim.world
+import box.web.server
 
 WAIT = 60.0
 
@@ -128,3 +129,52 @@ def test_the_service_shows_it_and_stays_up_until_stopped(unreachable: Path, open
     assert "READY=1" in got and "WATCHDOG=1" in got and "STOPPING=1" in got, (got, status, stderr)
     assert any(m.startswith("STATUS=cannot start: ") and "cannot be reached by user" in m for m in got), got
     assert status == 0 and "Traceback" not in stderr, stderr
+
+
+@pytest.fixture
+def decks_behind_a_closed_folder(open_folder: Path) -> Path:
+    """A settings file naming a decks folder the box may not reach (as /home under ProtectHome=yes)."""
+    decks = open_folder / "D" / "decks"
+    decks.mkdir(parents=True)
+    (open_folder / "D").chmod(0o700 if os.geteuid() == 0 else 0o000)
+    config = open_folder / "config.toml"
+    config.write_text(f'[box]\ndecks = "{decks}"\n')
+    config.chmod(0o644)
+    return config
+
+
+def test_a_decks_folder_behind_a_closed_folder_is_the_fault_screen_and_one_line(
+    decks_behind_a_closed_folder: Path, open_folder: Path
+) -> None:
+    path = open_folder / "notify.sock"
+    state = open_folder / "state"
+    state.mkdir(mode=0o777)
+    state.chmod(0o777)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(str(path))
+        path.chmod(0o777)
+        env = {"HOME": str(open_folder), "NOTIFY_SOCKET": str(path), "WATCHDOG_USEC": "2000000"}
+        argv = ["run", "--fake", "--state-dir", str(state), "--config", str(decks_behind_a_closed_folder)]
+        pid, read = run_as_another_user(argv, env)
+        got: list[str] = []
+        try:
+            until = time.monotonic() + WAIT
+            while "WATCHDOG=1" not in got and time.monotonic() < until:
+                if select.select([listener], [], [], 0.5)[0]:
+                    got += listener.recv(4096).decode().splitlines()
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            status, stderr = finish(pid, read)
+    assert "READY=1" in got and "WATCHDOG=1" in got, (got, status, stderr)
+    assert any(m.startswith("STATUS=cannot start: ") and "cannot reach this folder of decks" in m for m in got), got
+    assert status == 0 and "Traceback" not in stderr and "PermissionError" not in stderr, stderr
+
+
+def test_the_phone_page_says_the_closed_decks_folder_in_one_line(decks_behind_a_closed_folder: Path) -> None:
+    env = {"HOME": "/nonexistent", "PATH": "/usr/bin:/bin"}
+    pid, read = run_as_another_user(["web", "--config", str(decks_behind_a_closed_folder)], env)
+    status, stderr = finish(pid, read)
+    assert status == 2, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert "cannot reach this folder of decks" in stderr and str(decks_behind_a_closed_folder) in stderr

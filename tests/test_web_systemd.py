@@ -36,3 +36,4 @@ def test_only_the_web_unit_has_a_network_and_both_share_the_socket_folder() -> N
         assert unit["StateDirectory"] == ["gravebox"] and unit["User"] == ["gravebox"]
     assert web["ExecStart"] == ["/opt/gravebox/venv/bin/gravebox web"]
     assert web["CapabilityBoundingSet"] == [""] and web["PrivateDevices"] == ["yes"]
+    assert web["RestartPreventExitStatus"] == ["2"], "a bad settings file is said once, not in a restart loop"

@@ -20,15 +20,13 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing's flag without importing typing at every start: mypy reads it as True
 if TYPE_CHECKING:  # for the annotations only: the commands import what they use
-    import threading
 
     from box.base.settings import Settings
-    from box.core.app import App
     from box.links.control import ControlServer
     from box.links.mqtt import MqttChild
+    from box.sim.script import ScriptRunner
     from box.sim.world import SimulatedBox
     from box.storage.config import Config, MqttConfig
-    from box.storage.pinmap import DisplayWiring, PinMap
     from box.web.thread import Beside
 
 EXIT_BAD_FILE = 2
@@ -231,14 +229,20 @@ def writable_outputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start the box: real parts on a Pi, the terminal simulator elsewhere."""
+    """Start the box: real parts on a Pi, the terminal simulator elsewhere; simulated parts where
+    told so (`--fake`, or `hardware = "simulated"` in the settings: never by itself)."""
+    from box.cli.service import configured_hardware, not_a_pi, under_systemd
     from box.core.hardware import is_raspberry_pi
 
-    fake = getattr(args, "fake", False)
+    hardware = configured_hardware(args)
+    fake = getattr(args, "fake", False) or hardware == "simulated"
+    if hardware == "simulated":
+        logging.getLogger("gravebox").warning('hardware = "simulated" in the settings: running on simulated parts')
     if not fake and not is_raspberry_pi():
         if under_systemd():
-            print("gravebox: not a Raspberry Pi, and no terminal for the simulator under systemd", file=sys.stderr)
-            return 1
+            if hardware is None:  # the settings cannot be read: their fault screen says why
+                return run_box(args, simulated=True)
+            return not_a_pi()
         print("gravebox: this is not a Raspberry Pi: starting the simulator (gravebox sim)", file=sys.stderr)
         args.script = None
         return simulate(args)
@@ -249,6 +253,15 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
     import gc
     import threading
     import time
+
+    from box.cli.service import (
+        default_pinmap,
+        fault_display_wiring,
+        install_signal_handlers,
+        power_off,
+        serve_control,
+        under_systemd,
+    )
 
     gc.disable()  # until the box is up: see the freeze below
     try:
@@ -282,7 +295,7 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
                 print(f"gravebox: {problem}", file=sys.stderr)
                 display = open_fault_display(fault_display_wiring(pinmap), simulated)
                 may_pass = (lambda: True) if isinstance(problem, StorageError) else None  # the storage: try again
-                if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass):
+                if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass, said=str(problem)):
                     return 0
         # A start makes ~30,000 objects (modules, classes, the parts) that live as long as the box:
         # the ~70 collections a start would run walk them for nothing (~4 ms here), and frozen they
@@ -302,66 +315,6 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
             control.stop()
         app.close()
     return 0
-
-
-def serve_control(app: App, directory: Path | None = None) -> ControlServer | None:
-    """The phone page's socket (box/links/control.py); without a runtime folder the box runs on without it."""
-    from box.links.control import REPLY_WAIT, ControlServer, socket_path
-
-    try:
-        control = ControlServer(socket_path(directory), app.inbox.put, wait=REPLY_WAIT)
-        control.start()
-    except OSError as problem:  # no safe folder for it (box/links/trust.py): said in one line
-        logging.getLogger("gravebox").warning("no phone page: %s", problem)
-        return None
-    app.loop.attach_control(control)
-    return control
-
-
-def under_systemd() -> bool:
-    """Started by systemd (the service), not from a shell."""
-    return bool(os.environ.get("NOTIFY_SOCKET") or os.environ.get("INVOCATION_ID"))
-
-
-def fault_display_wiring(pinmap: PinMap | None) -> DisplayWiring | None:
-    """Where the panel is when the box cannot start: the pin map's, else the box's own pin map's."""
-    from box.errors import FileProblem
-    from box.storage.pinmap import load_pinmap
-
-    if pinmap is not None:
-        return pinmap.display
-    try:
-        return load_pinmap(default_pinmap()).display
-    except FileProblem:
-        return None
-
-
-def default_pinmap() -> Path:
-    from box.storage.pinmap import default_pinmap_path
-
-    return default_pinmap_path()
-
-
-def install_signal_handlers(stop: threading.Event, wake: Callable[[], object]) -> None:
-    """SIGTERM (systemd's stop) and SIGINT end the loop at once: set `stop`, then wake the loop."""
-    import signal
-
-    def handle(*_: object) -> None:
-        stop.set()
-        wake()
-
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, handle)
-
-
-def power_off() -> None:
-    """Ask logind to power off (allowed for the gravebox user by the polkit rule)."""
-    import subprocess
-
-    command = ["systemctl", "--no-ask-password", "poweroff"]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        logging.getLogger("gravebox").error("power off failed: %s", result.stderr.strip())
 
 
 def simulate(args: argparse.Namespace) -> int:
@@ -401,7 +354,6 @@ def page_of(beside: Beside | None) -> str:
 
 
 def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside | None, mqtt: MqttConfig | None) -> int:
-    import json
     import tempfile
 
     if getattr(args, "script", None) is None:
@@ -436,7 +388,6 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
                 if beside is None:
                     server.stop()
 
-    from box.errors import FileProblem
     from box.sim.script import ScriptError, run_script
 
     writable_outputs(args)
@@ -460,22 +411,38 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
                 line = child.stop()
                 if beside is None and control is not None:
                     control.stop()
-        dump = world.dump()
-        if args.state_out:
-            try:
-                args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            except OSError as problem:
-                raise FileProblem(args.state_out, f"cannot write it: {problem.strerror or problem}") from None
-        print(
-            f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
-            f" {world.pushes} frames pushed"
-        )
-        if child is not None:
-            print(line or "MQTT: the MQTT process said nothing")
-        if beside is not None:
-            beside.wait(f"the phone page shows the final state on {beside.url}")
-        world.close()
+        try:
+            said = (line or "MQTT: the MQTT process said nothing") if child is not None else None
+            report(args, world, runner, said, beside)
+        finally:
+            world.end()  # the box closed and its subscribers done before the folder goes
+            if beside is not None:
+                beside.stop()  # the page reads the folder too
     return 0
+
+
+def report(
+    args: argparse.Namespace, world: SimulatedBox, runner: ScriptRunner, mqtt_line: str | None, beside: Beside | None
+) -> None:
+    """A passed script: the state dump written (`--state-out`), the one line said."""
+    import json
+
+    from box.errors import FileProblem
+
+    dump = world.dump()
+    if args.state_out:
+        try:
+            args.state_out.write_text(json.dumps(dump, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        except OSError as problem:
+            raise FileProblem(args.state_out, f"cannot write it: {problem.strerror or problem}") from None
+    print(
+        f"{args.script}: ok, {runner.expects} expects passed, {world.now:.1f} s of virtual time,"
+        f" {world.pushes} frames pushed"
+    )
+    if mqtt_line is not None:
+        print(mqtt_line)
+    if beside is not None:
+        beside.wait(f"the phone page shows the final state on {beside.url}")
 
 
 def mqtt_beside(

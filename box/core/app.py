@@ -26,7 +26,7 @@ from box.ports.usb import FakeSticks, Sticks, UdisksSticks
 from box.screens.protocol import Screen
 from box.screens.tools import DiceCup
 from box.storage.history import HISTORY_FILE, History, journaled_seats
-from box.storage.journal import Journal, make_state_directory
+from box.storage.journal import Journal, JournalCorrupted, JournalDamaged, make_state_directory
 from box.storage.pinmap import PinMap
 from box.storage.roster import ROSTER_FILE, load_or_recover
 from box.storage.tags import TAGS_FILE, TagMap, TagsSetAside
@@ -129,20 +129,27 @@ def assemble(
         if root is None and state_dir is not None and "history" not in bus.stats():  # the subscribers
             seats, wall = journaled_seats(state_dir / JOURNAL_FILE), settings.clock
             bus.subscribe("history", History(state_dir / HISTORY_FILE, wall.stamp, seats, wall.source))
-        box = Box(
-            journal,
-            tags,
-            dice or DiceCup(),
-            settings,
-            damaged=damaged,
-            decks=decks,
-            root=root(tags) if root else None,
-            tags_aside=tags_aside,
-            roster_aside=roster_aside,
-            writer=lambda request: opened.readers[request.reader].request_write(request),
-            transfer=transfers.start,
-            bus=bus,
-        )
+
+        def make_box(journal: Journal, damaged: JournalDamaged | None) -> Box:
+            return Box(
+                journal,
+                tags,
+                dice or DiceCup(),
+                settings,
+                damaged=damaged,
+                decks=decks,
+                root=root(tags) if root else None,
+                tags_aside=tags_aside,
+                roster_aside=roster_aside,
+                writer=lambda request: opened.readers[request.reader].request_write(request),
+                transfer=transfers.start,
+                bus=bus,
+            )
+
+        try:
+            box = make_box(journal, damaged)
+        except JournalCorrupted as met:  # damage the judge's reads did not meet (the resume's): set aside
+            box = make_box(journal, journal.start_over(str(met)))
     except BaseException:
         parts.close()
         if journal is not None:

@@ -47,16 +47,20 @@ def stay_up_showing(
     display: Any | None,
     retry: Callable[[], bool] | None = None,
     every: float = 10.0,
+    said: str | None = None,
 ) -> bool:
     """Show `reason`, be READY and ping the watchdog until `stop` is set, or until `retry()`
     (called every `every` seconds) returns True. Returns True when the fault went away.
+
+    `said`: the reason in full for the log and `systemctl status` (a file by its whole path),
+    where the panel shows the short `reason` (the file by its name).
     """
     from box.ports.display import release
     from box.screens.render import render
 
-    log.error("cannot start: %s", reason)
+    log.error("cannot start: %s", said or reason)
     image = render(fault_view(reason))
-    sdnotify.status(f"cannot start: {reason}")
+    sdnotify.status(f"cannot start: {said or reason}")
     sdnotify.ready()
     interval = min(sdnotify.watchdog_interval() or PUSH_AGAIN, every if retry else PUSH_AGAIN)
     waited = PUSH_AGAIN

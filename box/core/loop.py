@@ -33,6 +33,7 @@ from box.links.control import ControlCommand, ControlServer
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
+from box.storage.journal import JournalCorrupted
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,10 @@ class BoxLoop:
             self.parts.buzzer.play(sound, now)
         self.parts.buzzer.advance(now)
         self.refresh(now)
-        self.publish(now)
+        try:
+            self.publish(now)
+        except JournalCorrupted as met:  # the undo label's read of the journal met damage: set aside
+            self.box.journal_damaged(str(met), now)
         self.passes += 1
         if self.passes % TRIM_EVERY == 0:
             self.parts.forget_pin_history()
@@ -207,6 +211,27 @@ class BoxLoop:
             deadlines.append(None if wait is None else now + wait)
         return min((d for d in deadlines if d is not None), default=None)
 
+    def status_line(self) -> str:
+        """What `systemctl status gravebox` shows while the box runs: the storage's fault, the game
+        in play or the menu."""
+        from box.games import TITLES
+
+        if self.box.journal.fault is not None:
+            return f"Running, refusing inputs: {self.box.journal.fault.reason}"
+        session = self.box.session
+        if session is not None:
+            return f"Running: {TITLES.get(session.record.name, session.record.name)}, {len(session.players)} players"
+        return "Running: the menu"
+
+    def say_status(self, said: str | None) -> str:
+        """Send systemd the status line when it changed since `said`; returns the line now."""
+        from box.core import sdnotify
+
+        line = self.status_line()
+        if line != said:
+            sdnotify.status(line)
+        return line
+
     def run(
         self,
         stop: threading.Event,
@@ -221,6 +246,7 @@ class BoxLoop:
         terminal report).
         """
         from box.core import sdnotify
+        from box.core.fullcheck import check_after_ready
         from box.ports.display import PusherThread
         from box.ports.nfc.reader import start_readers
 
@@ -229,7 +255,9 @@ class BoxLoop:
         watchdog = sdnotify.WatchdogPinger(clock=self.clock)
         self.process(self.clock())
         sdnotify.ready()
+        said = self.say_status(None)
         readers = start_readers(self.parts.readers.values(), self.enqueue)  # after READY: they come online alone
+        check_after_ready(self.box.journal.path, self.enqueue)  # what grows with the years: after READY, off the loop
         try:
             while not stop.is_set() and not self.box.finished:
                 now = self.clock()
@@ -252,6 +280,7 @@ class BoxLoop:
                 if after_pass is not None:
                     after_pass()
                 watchdog.tick()
+                said = self.say_status(said)
                 if self.box.lobby.power_off_requested:
                     if on_power_off is not None:
                         on_power_off()

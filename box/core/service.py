@@ -43,7 +43,16 @@ from box.events import (
     Undone,
 )
 from box.games.base import Chug, Countdown, Step, View
-from box.messages import CardPlaced, CardWritten, ControlCommand, Pressed, ReaderStatus, Refused, WriteCard
+from box.messages import (
+    CardPlaced,
+    CardWritten,
+    ControlCommand,
+    JournalFound,
+    Pressed,
+    ReaderStatus,
+    Refused,
+    WriteCard,
+)
 from box.parts.dice import DiceTray
 from box.parts.game_events import game_events, standing
 from box.parts.identify import CardIdentifier
@@ -58,7 +67,7 @@ from box.screens.game import GameScreen
 from box.screens.menu import Confirm, MenuScreen, Picker, Tool
 from box.screens.protocol import Card, Screen
 from box.screens.tools import DiceCup, ShotTimerTool
-from box.storage.journal import Journal, JournalDamaged, StorageError
+from box.storage.journal import Journal, JournalCorrupted, JournalDamaged, StorageError
 from box.storage.roster import RosterSetAside
 from box.storage.tags import TagMap, TagsSetAside
 from box.words import PressKind, Sound
@@ -73,6 +82,7 @@ __all__ = ["Box", "GameStartError"]
 STORAGE_RETRY = 5.0  # seconds between tries of a journal that refused a write
 FAULT_SECONDS = 30.0  # how long a bad file's reason stays up (a press puts it away)
 NOTHING_TO_UNDO = "Nothing to undo"
+JOURNAL_DAMAGED = "Journal damaged: copy kept. New game."
 
 
 class Box:
@@ -132,6 +142,7 @@ class Box:
             TagsMoved: self.stick.moved,
             TagsProgress: self.stick.progress,
             ControlCommand: self.phone.carry_out,
+            JournalFound: self.found_damage,
         }
         self.set_aside = [str(aside) for aside in (damaged, tags_aside, roster_aside) if aside is not None]
         """What this start set aside as damaged (a copy kept), one line each: for the phone's Box page."""
@@ -139,7 +150,7 @@ class Box:
             log.error("%s", roster_aside)
             self.say("Names damaged: copy kept, no names", now=0.0, seconds=30.0)
         if damaged is not None:
-            self.say("Journal damaged: copy kept. New game.", now=0.0, seconds=30.0)
+            self.say(JOURNAL_DAMAGED, now=0.0, seconds=30.0)
         if tags_aside is not None:
             kept = "Journal, tag map damaged" if damaged is not None else "Tag map damaged"
             self.say(f"{kept}: copy kept, {tags_aside.readable} tags", now=0.0, seconds=30.0)
@@ -203,6 +214,9 @@ class Box:
             return ""
         except Refused as refusal:
             reason = str(refusal)
+        except JournalCorrupted as error:  # damage, not a fault that passes: never retried
+            log.error("%s: the journal is set aside", error)
+            reason = JOURNAL_DAMAGED if self.journal_damaged(str(error), now, say=False) else error.reason
         except StorageError as error:
             log.error("%s: new actions are refused until it works again", error)
             self.retry_storage_at = now + STORAGE_RETRY
@@ -218,6 +232,26 @@ class Box:
         if flash is not None:  # after the reason, which would put a flashed screen away
             self.notices.flash(flash, now + FAULT_SECONDS)
         return reason
+
+    def found_damage(self, found: JournalFound, now: float) -> None:
+        """The whole-file check after READY found the journal damaged (box/core/fullcheck.py)."""
+        self.journal_damaged(found.reason, now)
+
+    def journal_damaged(self, found: str, now: float, say: bool = True) -> bool:
+        """Damage met in the journal in use (a read, a write, the full check after READY): the file
+        set aside with its copy kept, the box on a new journal, the game in play gone with the old
+        one, as at a start that finds damage. False when the storage refused the move (said)."""
+        try:
+            damaged = self.journal.start_over(found)
+        except StorageError as error:
+            log.error("the damaged journal could not be set aside: %s", error)
+            self.retry_storage_at = now + STORAGE_RETRY
+            return False
+        self.lobby.show(None)
+        self.set_aside.append(str(damaged))
+        if say:
+            self.say(JOURNAL_DAMAGED, now, seconds=30.0)
+        return True
 
     def button(self, button: str, kind: str, now: float) -> None:
         """A press from the press detector: short, long, repeat (as short) or combo."""

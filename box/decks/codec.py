@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -247,16 +248,34 @@ def deck_folder(game: str, decks_dir: Path | None) -> Path | None:
     """
     if decks_dir is None:
         return None
-    if any((decks_dir / f"{game}{ending}").exists() for ending in (".csv", ".toml")):
-        return decks_dir
+    try:
+        if any((decks_dir / f"{game}{ending}").exists() for ending in (".csv", ".toml")):
+            return decks_dir
+    except OSError as problem:  # closed since the start: said, never the built-in deck in silence
+        raise DeckError(decks_dir, f"cannot reach this folder of decks: {problem.strerror or problem}") from None
     return None
 
 
 def check_decks_folder(folder: Path, field: str | None = None) -> Path:
-    """The owner's folder of decks must exist: a typo there must not silently give the built-in decks."""
-    if not folder.exists():
-        raise DeckError(folder, "no such folder of decks", field=field)
-    if not folder.is_dir():
+    """The owner's folder of decks must exist: a typo there must not silently give the built-in decks.
+
+    A folder behind one this user may not enter (under /home, which the service's
+    ProtectHome=yes closes) is a DeckError too, never a PermissionError out of `Path.exists()`.
+    """
+    try:
+        found = folder.stat()
+    except FileNotFoundError:
+        raise DeckError(folder, "no such folder of decks", field=field) from None
+    except PermissionError:
+        raise DeckError(
+            folder,
+            "cannot reach this folder of decks (a folder on its path is closed to this user;"
+            " the service cannot see /home: keep decks under /etc/gravebox)",
+            field=field,
+        ) from None
+    except OSError as problem:
+        raise DeckError(folder, f"cannot reach this folder of decks: {problem.strerror or problem}", field=field) from None
+    if not stat.S_ISDIR(found.st_mode):
         raise DeckError(folder, "not a folder (the decks setting names a folder of <game>.csv files)", field=field)
     if not os.access(folder, os.R_OK | os.X_OK):
         raise DeckError(folder, "cannot read this folder of decks (its permissions)", field=field)

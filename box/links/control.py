@@ -64,6 +64,7 @@ IDLE_TIMEOUT = 10.0  # seconds a connection has to send a whole line (after conn
 SEND_TIMEOUT = 5.0  # seconds a client may keep the box's thread waiting to take a line
 POLL = 0.25  # seconds between a reading thread's looks at the clock
 REPLY_WAIT = 2.0  # seconds the box's socket waits for the loop's verdict on a command before it says "pending"
+LATE_WAIT = 30.0  # seconds more it waits after "pending" to send the verdict, late, as a second line
 LIVENESS = 5.0  # seconds between a quiet subscription's looks at whether its client is still there
 
 # command -> its fields and their types; "state", "subscribe" and "mqtt-status" are answered by the server itself
@@ -205,7 +206,9 @@ class ControlServer:
     `clock` (monotonic seconds) times the idle connections out. `wait`: how long a command's answer
     waits for the loop's verdict (0: answered as soon as it is queued, for a loop that runs later).
     A refused command is answered `{"ok": false, "refused": true, "error": reason}`; one the loop has
-    not judged within `wait`, `{"ok": true, "pending": true}`.
+    not judged within `wait`, `{"ok": true, "pending": true}`, and its verdict follows on a second
+    line with `"late": true` when the loop judges it within LATE_WAIT more (a client that waits for it
+    tells pending from done).
     """
 
     def __init__(
@@ -352,7 +355,7 @@ class ControlServer:
                     self.enqueue(None)  # a wake-up: the loop publishes the state with the new line
                     self.send(client, answer(True))
                     continue
-                self.send(client, self.judged(command))
+                self.judge(client, command)
         except Refusal as problem:
             with contextlib.suppress(OSError):
                 self.send(client, answer(False, error=str(problem)))
@@ -366,16 +369,25 @@ class ControlServer:
                 self.clients.pop(client, None)
             client.close()
 
-    def judged(self, command: ControlCommand) -> bytes:
-        """Hand `command` to the loop; the answer line says what became of it (see the class)."""
+    def judge(self, client: socket.socket, command: ControlCommand) -> None:
+        """Hand `command` to the loop and send what became of it (see the class)."""
         if not self.wait:
             self.enqueue(command)
-            return answer(True)
+            self.send(client, answer(True))
+            return
         verdict = Verdict()
         self.enqueue(replace(command, reply=verdict.give))
-        if not verdict.given.wait(self.wait):
-            return answer(True, pending=True)
-        return answer(False, refused=True, error=verdict.refused) if verdict.refused else answer(True)
+        if verdict.given.wait(self.wait):
+            self.send(client, answer(False, refused=True, error=verdict.refused) if verdict.refused else answer(True))
+            return
+        self.send(client, answer(True, pending=True))
+        for _ in range(int(LATE_WAIT / POLL)):  # a look at `closing` every POLL: a stop never waits on it
+            if self.closing:
+                return
+            if verdict.given.wait(POLL):
+                late = answer(False, refused=True, error=verdict.refused, late=True) if verdict.refused else answer(True, late=True)
+                self.send(client, late)
+                return
 
     def lines(self, client: socket.socket, since: float) -> Iterator[bytes]:
         """The lines a client sends, each at most MAX_LINE bytes and whole within IDLE_TIMEOUT of

@@ -35,7 +35,7 @@ from box.games.kit import read_options
 from box.parts.game_events import standing
 from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
-from box.storage.journal import Journal, StorageError
+from box.storage.journal import Journal, JournalCorrupted, StorageError
 from box.storage.roster import DATED, SEATS, STARTED, UPLOADED_DECKS
 
 if TYPE_CHECKING:
@@ -169,6 +169,8 @@ class Lobby:
             rules = rules_for(record.name)
             session = GameSession(rules, self.deck(record.name, record.decks), record, self.journal)
             log.info("resumed %s (game %d, %d actions)", record.name, record.id, session.count)
+        except JournalCorrupted:  # the journal's damage, not the game's: it is set aside (box/core/app.py)
+            raise
         except Exception as problem:  # a deck that changed or broke since: say so, keep the box usable
             log.error("cannot resume %s: %s", record.name, problem)
             try:

@@ -286,5 +286,9 @@ def run_script(
         state_dir=state_dir, decks_dir=decks_dir, seed=seed, frames_dir=frames_dir, control=control, mqtt=mqtt
     )
     runner = ScriptRunner(world, str(path))
-    runner.run(commands)
+    try:
+        runner.run(commands)
+    except BaseException:
+        world.end()  # a failed script's box is closed before its caller removes its folder
+        raise
     return world, runner

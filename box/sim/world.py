@@ -18,6 +18,7 @@ from typing import Any
 
 from box.base.settings import Settings
 from box.core.app import assemble
+from box.core.fullcheck import check
 from box.core.hardware import Parts
 from box.core.loop import BoxLoop
 from box.core.service import Box
@@ -111,6 +112,8 @@ class SimulatedBox:
             self.polling_until[name] = self.now + POLL_WINDOW
         self.next_poll = self.now  # the readers are polled as the box starts, as on a Pi
         self.advance(0.0)
+        if self.journal.path != ":memory:":  # after READY, as on a box: here at once, its finding in the inbox
+            check(Path(self.journal.path), self.loop.enqueue)
 
     def restart(self) -> None:
         """A power cut and a boot: the process state is gone, the journal stays.
@@ -124,9 +127,17 @@ class SimulatedBox:
         self.boot(dice)
 
     def close(self) -> None:
+        """A power cut: the box's process gone; the bus and its subscribers outlive it."""
         self.loop.close()
         self.parts.close()
         self.journal.close()
+
+    def end(self, wait: float = 30.0) -> None:
+        """The simulator is done: the box closed, then the USB worker and the subscribers (the
+        history) finished, so nothing writes in the state folder any more (it may be removed)."""
+        self.close()
+        self.transfers.join(wait)
+        self.bus.close(wait)
 
     # ----- physical inputs ---------------------------------------------------------------
 

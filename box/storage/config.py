@@ -5,6 +5,7 @@
 names = ["Ann", "Bob", "Cid"]   # player names offered by the menu, in seating order
 decks = "/etc/gravebox/decks"   # a folder of <game>.csv files replacing the built-in decks
 pinmap = "/etc/gravebox/pinmap.toml"
+hardware = "pi"                 # "simulated": the service runs on simulated parts (a demo box, a test rig)
 
 [web]
 listen = "0.0.0.0:8080"         # where the phone page (gravebox web) listens
@@ -38,7 +39,8 @@ from box.files.text import parse_toml, read_text
 from box.words import DEFAULT_CONTRAST
 
 DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
-KEYS = {"names", "decks", "pinmap", "contrast"}
+KEYS = {"names", "decks", "pinmap", "contrast", "hardware"}
+HARDWARE = ("pi", "simulated")
 WEB_KEYS = {"listen", "open", "hosts"}
 MQTT_KEYS = {"host", "port", "ca_file", "username", "password_file", "base_topic", "discovery", "discovery_prefix"}
 MAX_CONFIG_BYTES = 64 * 1024
@@ -107,11 +109,12 @@ class Config:
     web_hosts: tuple[str, ...] = ()
     contrast: int = DEFAULT_CONTRAST
     mqtt: MqttConfig | None = None  # None: MQTT off
+    hardware: str = "pi"  # "simulated": the installed service on fakes, said so, never a silent fallback
 
 
 def load_config(path: Path | None) -> Config:
     """Read the settings; no file is the defaults. Raises ConfigError with file, line, field."""
-    if path is None or not path.exists():
+    if path is None or not present(path):
         return Config()
     text = read_text(path, ConfigError, "settings file", limit=MAX_CONFIG_BYTES)
     data = parse_toml(text, path, ConfigError)
@@ -153,6 +156,9 @@ def load_config(path: Path | None) -> Config:
     contrast = box.get("contrast", DEFAULT_CONTRAST)
     if isinstance(contrast, bool) or not isinstance(contrast, int) or not 0 <= contrast <= 255:
         raise fail("contrast", "must be a whole number 0..255 (the OLED's brightness)")
+    hardware = box.get("hardware", "pi")
+    if hardware not in HARDWARE:
+        raise fail("hardware", 'must be "pi" (the parts of a Raspberry Pi) or "simulated" (fakes)')
     paths = {}
     for key in ("decks", "pinmap"):
         if key in box:
@@ -173,7 +179,20 @@ def load_config(path: Path | None) -> Config:
         web_hosts=tuple(h.lower() for h in hosts),
         contrast=contrast,
         mqtt=mqtt,
+        hardware=hardware,
     )
+
+
+def present(path: Path) -> bool:
+    """`path` is there, or may be: a file behind a folder closed to this user is there, and
+    reading it then says so in one line (never a PermissionError out of `Path.exists()`)."""
+    try:
+        path.stat()
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def mqtt_settings(table: object, path: Path, fail: Callable[..., ConfigError]) -> MqttConfig:

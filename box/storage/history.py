@@ -109,7 +109,7 @@ def append(path: Path, played: Played) -> None:
     line = json.dumps(played._asdict(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
     if len(line) > MAX_LINE:
         raise ValueError(f"{path.name}: game {played.number}'s summary is over {MAX_LINE} bytes")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)  # the umask decides
     try:
         os.write(fd, line)
         os.fsync(fd)

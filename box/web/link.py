@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from box.links.client import open_box_connection
-from box.links.control import STATE_LINE
+from box.links.control import REPLY_WAIT, STATE_LINE
 
 log = logging.getLogger(__name__)
 
 RETRY = 1.0  # seconds between tries to reach the box
+ANSWER_WAIT = REPLY_WAIT + 1.0
+"""Seconds the page waits for the box's first line: longer than the box's own wait before it says
+"pending", so a busy box is never taken for one that is not running."""
+LATE_ANSWER = 8.0  # seconds more the page waits for the verdict of a command the box said is pending
 
 
 class BoxOffline(Exception):
@@ -71,6 +75,8 @@ class BoxLink:
             await asyncio.sleep(self.retry)
 
     async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """The box's answer to one command (`"pending": true` when it has not judged it in time);
+        BoxRefused with its reason, BoxOffline when it does not answer."""
         try:
             reader, writer = await asyncio.wait_for(open_box_connection(self.path), 2.0)
         except (OSError, TimeoutError) as problem:
@@ -78,7 +84,10 @@ class BoxLink:
         try:
             writer.write(json.dumps({"cmd": cmd, **args}).encode() + b"\n")
             await writer.drain()
-            reply = json.loads(await asyncio.wait_for(reader.readline(), 2.0) or b"{}")
+            reply = json.loads(await asyncio.wait_for(reader.readline(), ANSWER_WAIT) or b"{}")
+            if reply.get("pending"):  # the box took it but has not judged it: its verdict may follow
+                with contextlib.suppress(TimeoutError):
+                    reply = json.loads(await asyncio.wait_for(reader.readline(), LATE_ANSWER) or b"{}") or reply
         except (OSError, TimeoutError, ValueError) as problem:
             raise BoxOffline(str(problem)) from None
         finally:

@@ -34,6 +34,7 @@ FOREIGN = "Refused: this request did not come from this box's page"
 
 
 NOT_RUNNING = "The box is not running"  # what the page says when the box does not answer
+PENDING = "Sent, but the box has not answered yet (busy): its screen says what became of it"
 
 
 @dataclass
@@ -179,11 +180,12 @@ class Site:
 
     async def tell_box(self, cmd: str, **args: Any) -> str:
         """Send the box a command: "" when it took it, else why not, in words for the page
-        (its refusal as its screen says it, or that it is not running)."""
+        (its refusal as its screen says it, that it is not running, or that it has not answered: a
+        pending command is never shown as done)."""
         try:
-            await self.link.request(cmd, **args)
+            reply = await self.link.request(cmd, **args)
         except BoxRefused as refusal:
             return f"The box refused: {refusal}"
         except BoxOffline:
             return NOT_RUNNING
-        return ""
+        return PENDING if reply.get("pending") else ""

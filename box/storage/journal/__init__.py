@@ -9,6 +9,7 @@
 
 from box.storage.journal.core import GameRecord, Journal
 from box.storage.journal.errors import (
+    JournalCorrupted,
     JournalDamaged,
     JournalTooNew,
     JournalUnavailable,
@@ -24,6 +25,7 @@ from box.storage.journal.files import (
     sync_folder,
     unique,
 )
+from box.storage.journal.judge import full_check
 from box.storage.journal.schema import APPLICATION_ID, VERSION
 
 __all__ = [
@@ -32,11 +34,13 @@ __all__ = [
     "VERSION",
     "GameRecord",
     "Journal",
+    "JournalCorrupted",
     "JournalDamaged",
     "JournalTooNew",
     "JournalUnavailable",
     "StorageError",
     "enter_state_directory",
+    "full_check",
     "make_state_directory",
     "set_aside",
     "state_directory",

@@ -38,12 +38,34 @@ from pathlib import Path
 from typing import Any
 
 from box.storage.journal.checkpoints import Checkpoints
-from box.storage.journal.errors import Bad, JournalDamaged, JournalUnavailable, StorageError, storage_reason
+from box.storage.journal.errors import (
+    Bad,
+    JournalCorrupted,
+    JournalDamaged,
+    JournalUnavailable,
+    StorageError,
+    is_damage,
+    storage_reason,
+)
 from box.storage.journal.files import clear_odd_companions, set_aside_or_fault, sync_new
-from box.storage.journal.judge import judge
-from box.storage.journal.schema import APPLICATION_ID, CACHE_KIB, CHECKPOINTS, CLEAN_MARK, INDEX, PROBE, SCHEMA, VERSION
+from box.storage.journal.judge import full_check, judge
+from box.storage.journal.schema import APPLICATION_ID, CACHE_KIB, CHECKPOINTS, INDEX, PROBE, SCHEMA, VERSION
 
 log = logging.getLogger("box.storage.journal")
+
+LOCK_WAIT = 0.05
+"""Seconds a write waits for another program's lock on the journal (a backup tool, `sqlite3` left
+open) before it is refused "Journal in use": the loop never waits longer (SQLite's default is 5 s,
+more than the watchdog allows over a few inputs); the refused input is retried as a storage fault is."""
+
+
+def create_shared(path: str) -> None:
+    """Make a new journal file as every state file is made, 0666 under the umask (the unit's 0007:
+    the `gravebox` group may write it), not SQLite's 0644; its -wal and -shm take its mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666))
+    except OSError as error:  # there already (or cannot be made: SQLite says why in a moment)
+        log.debug("journal file not made here: %s", error)
 
 
 @dataclass(frozen=True)
@@ -68,8 +90,11 @@ class Journal:
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = str(path)
+        self._open(create)
+
+    def _open(self, create: bool = True) -> None:
         self.fault: StorageError | None = None
-        # Run in the next write transaction: clear the clean-stop mark, bring an older file up to date.
+        # Run in the next write transaction: bring an older file up to date.
         self.maintenance: list[str] = []
         self._on_commit: list[tuple[Callable[[], None], Callable[[], None] | None]] = []
         self.checkpoints = Checkpoints(lambda: self.db)
@@ -98,7 +123,9 @@ class Journal:
             raise StorageError(reason, str(error)) from None
 
     def _connect(self, exclusive: bool) -> sqlite3.Connection:
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        if self.path != ":memory:":
+            create_shared(self.path)
+        self.db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None, check_same_thread=False)
         if exclusive:
             self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -113,7 +140,7 @@ class Journal:
     def open_or_recover(cls, path: Path) -> tuple[Journal, JournalDamaged | None]:
         """Open the journal at `path`, judging it first without writing to it.
 
-        - good (or no file yet): opened, and a clean stop's mark cleared with the first write;
+        - good (or no file yet): opened; the whole file is checked later (`full_check`, after READY);
         - damaged or another program's file: set aside as it is (`journal.db.bad-<time>`,
           its `-wal` too) and a new journal started, with the `JournalDamaged` to show;
         - written by a later version: `JournalTooNew`, the file left alone;
@@ -136,11 +163,11 @@ class Journal:
             raise StorageError.of(error) from None
         try:
             journal = cls(path)
-        except sqlite3.Error as error:  # damage only a writer meets: set aside too
+        except (sqlite3.Error, JournalCorrupted) as error:  # damage only a writer meets: set aside too
             damaged, verdict = JournalDamaged(set_aside_or_fault(path), str(error)), None
             log.error("%s", damaged)
             journal = cls(path)
-        if verdict is not None and verdict.maintenance:
+        if verdict is not None:
             journal.maintenance = verdict.maintenance
             if not verdict.checkpoints_sound:
                 journal.checkpoints.stale = True  # made anew with the first write
@@ -150,18 +177,35 @@ class Journal:
             sync_new(folder)  # a new journal: its name is on the storage too
         return journal, damaged
 
+    def start_over(self, found: str) -> JournalDamaged:
+        """Damage met in the journal in use (by a read, a write, or the full check after READY):
+        the file is checked fully (the reason logged is `integrity_check`'s where it has one), set
+        aside as it is (`journal.db.bad-<time>`, the copy kept) and a new journal begun at its path.
+        A storage refusing the move is a `StorageError`, the file left where it is."""
+        path = Path(self.path)
+        reason = full_check(path) or found
+        self._close_quietly()
+        try:
+            kept = set_aside_or_fault(path)
+        finally:
+            self._open()  # the new journal, or the same file again where it could not be moved
+        damaged = JournalDamaged(kept, reason)
+        log.error("%s", damaged)
+        sync_new(path.parent)
+        return damaged
+
     # ----- writes -------------------------------------------------------------------------
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        """Turn an SQLite error inside into StorageError (storage) or let damage through."""
+        """Turn an SQLite error inside into JournalCorrupted (CORRUPT, NOTADB: never tried again,
+        the file is set aside) or StorageError (anything else: `fault` set, tried again)."""
         try:
             yield
         except sqlite3.Error as error:
-            reason = storage_reason(error)
-            if reason is None:
-                reason = "Journal damaged"
-            self.fault = StorageError(reason, str(error))
+            if is_damage(error):
+                raise JournalCorrupted("Journal damaged", str(error)) from None
+            self.fault = StorageError(storage_reason(error) or "Journal damaged", str(error))
             raise self.fault from None
 
     @contextmanager
@@ -290,6 +334,8 @@ class Journal:
         try:
             return self.db.execute(sql, parameters).fetchall()
         except sqlite3.Error as error:
+            if is_damage(error):
+                raise JournalCorrupted("Journal damaged", str(error)) from None
             raise StorageError(storage_reason(error) or "Journal damaged", str(error)) from None
 
     def unfinished_game(self) -> GameRecord | None:
@@ -339,12 +385,6 @@ class Journal:
     # ----- closing --------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Mark the stop as clean (the next start then skips the full integrity check) and close."""
-        if self.fault is None and self.path != ":memory:":
-            try:
-                self._execute("INSERT OR REPLACE INTO box (key, value) VALUES (?, 'true')", (CLEAN_MARK,))
-            except StorageError as error:
-                log.warning("journal closed without its clean-stop mark: %s", error)
         self._close_quietly()
 
     def _close_quietly(self) -> None:

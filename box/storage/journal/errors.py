@@ -2,7 +2,8 @@
 
 A fault of the storage (full, failing, read-only) is not damage: `StorageError` carries a reason
 short enough for the OLED's bottom line, and nothing is moved aside. Damage (CORRUPT, NOTADB, and
-whatever the judge finds) sets the file aside: `JournalDamaged` says where it went.
+whatever the judge or the full check after READY finds) sets the file aside: `JournalDamaged` says
+where it went; met while the journal is in use it is first a `JournalCorrupted`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ STORAGE_CODES = {
     15: "Journal in use",  # SQLITE_PROTOCOL
     7: "Out of memory",  # SQLITE_NOMEM
 }
+DAMAGE_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB: the file itself is damaged
 OS_REASONS = {
     errno.ENOSPC: "Storage full",
     errno.EDQUOT: "Storage full",
@@ -69,6 +71,22 @@ def storage_reason(error: BaseException) -> str | None:
     if isinstance(error, OSError):
         return OS_REASONS.get(error.errno or 0, "Storage failing")
     return STORAGE_CODES.get(code & 0xFF) if isinstance(code, int) else None
+
+
+def is_damage(error: BaseException) -> bool:
+    """True when SQLite says the file itself is damaged (CORRUPT, NOTADB).
+
+    >>> import sqlite3
+    >>> is_damage(sqlite3.DatabaseError("database disk image is malformed"))
+    False
+    """
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in DAMAGE_CODES
+
+
+class JournalCorrupted(StorageError):
+    """SQLite met damage (CORRUPT, NOTADB) in a journal already in use: not a fault that passes, so
+    never retried; the box sets the file aside and starts a new one (`Journal.start_over`)."""
 
 
 class JournalDamaged(Exception):

@@ -1,9 +1,11 @@
 """The judge: a journal file is read, never written, before the box uses it.
 
-The header, the version, every table and column the box needs, the integrity check, and every
-value a start decodes. Damage raises `Bad` (the file is then set aside); a journal of a later
-version `JournalTooNew`; a storage that refuses to read it `StorageError`. Damage to the
-checkpoints alone is not damage of the journal: the verdict says to make them anew.
+The header, the version, every table and column the box needs, and every value a start decodes:
+what a start reads, never the whole file, so READY does not grow with the years of games. The
+whole file's `integrity_check` runs after READY, off the loop (`full_check`). Damage raises `Bad`
+(the file is then set aside); a journal of a later version `JournalTooNew`; a storage that
+refuses to read it `StorageError`. Damage to the checkpoints alone is not damage of the journal:
+the verdict says to make them anew.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from box.storage.journal.checkpoints import NEWEST, row_problem, table_is_sound
 from box.storage.journal.errors import Bad, JournalTooNew, StorageError, storage_reason
-from box.storage.journal.schema import APPLICATION_ID, CLEAN_MARK, COLUMNS, INDEX, SQLITE_MAGIC, VERSION
+from box.storage.journal.schema import APPLICATION_ID, COLUMNS, INDEX, SQLITE_MAGIC, VERSION
 
 
 @dataclass
@@ -31,8 +33,8 @@ class Verdict:
 def judge(path: Path) -> Verdict | None:
     """Judge the journal without writing to it; raise `Bad`, `JournalTooNew`, `StorageError`.
 
-    Returns the verdict (what the first write must do: clear the clean-stop mark, bring an
-    older journal up to date, make the checkpoints anew), or None where there is no journal yet.
+    Returns the verdict (what the first write must do: bring an older journal up to date, make
+    the checkpoints anew), or None where there is no journal yet.
     """
     if not path.exists():
         return None
@@ -76,7 +78,7 @@ def _judge_in_memory_index(path: Path, first: sqlite3.Error) -> Verdict:
 
 
 def judge_content(db: sqlite3.Connection, path: Path) -> Verdict:
-    """Version, tables, columns, integrity and every value the box will read."""
+    """Version, tables, columns and every value a start reads (the game in play, the box's values)."""
     application, version = (db.execute(f"PRAGMA {name}").fetchone()[0] for name in ("application_id", "user_version"))
     if application not in (0, APPLICATION_ID):
         raise Bad("another program's database")
@@ -97,14 +99,9 @@ def judge_content(db: sqlite3.Connection, path: Path) -> Verdict:
         columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if not needed <= columns:
             raise Bad(f"table {table!r} lacks column(s) {', '.join(sorted(needed - columns))}")
-    clean = db.execute("SELECT value FROM box WHERE key = ?", (CLEAN_MARK,)).fetchone() is not None
-    check = "quick_check" if clean else "integrity_check"  # the full check only after an unclean stop
-    verdict = db.execute(f"PRAGMA {check}(1)").fetchone()[0]
-    if verdict != "ok":
-        raise Bad(verdict)
     sound = table_is_sound(db)
     problem = decode_what_the_box_reads(db, sound)
-    result = Verdict([f"DELETE FROM box WHERE key = '{CLEAN_MARK}'"], problem is None, problem or "")
+    result = Verdict([], problem is None, problem or "")
     if version < VERSION:  # a journal from before checkpoints gets them with its first write
         result.maintenance += [INDEX, f"PRAGMA application_id={APPLICATION_ID}", f"PRAGMA user_version={VERSION}"]
         result.checkpoints_problem = "" if not sound else result.checkpoints_problem
@@ -145,3 +142,15 @@ def decode_what_the_box_reads(db: sqlite3.Connection, checkpoints: bool) -> str 
         expect(isinstance(key, str), "box key")
         json.loads(value)
     return problem
+
+
+def full_check(path: Path) -> str | None:
+    """The whole file's `integrity_check` (what `quick_check` misses too: an index that disagrees
+    with its table), read-only: what is wrong, or None when it is sound or cannot be read now (a
+    storage fault is not damage). Run after READY, off the loop: it reads every page."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, timeout=1.0)) as db:
+            found = db.execute("PRAGMA integrity_check(1)").fetchone()[0]
+    except sqlite3.Error as error:
+        return str(error) if storage_reason(error) is None else None
+    return None if found == "ok" else str(found)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 VERSION = 2  # PRAGMA user_version of the journals this version writes (0: written before versions; 2: checkpoints)
 APPLICATION_ID = 0x47425831  # PRAGMA application_id: "GBX1", this file is a Gravebox journal
-CLEAN_MARK = "journal.clean"  # a `box` row written by close(): the last stop was clean
 PROBE = "journal.probe"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 CACHE_KIB = 256  # SQLite's page cache: a box reads the journal's tail, so more would only grow the RSS

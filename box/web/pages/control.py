@@ -22,7 +22,7 @@ from box.games import GAMES, rules_for
 from box.games.base import Option
 from box.links.control import MOST_SEATS
 from box.storage.roster import ROSTER_FILE, load_roster, player_name
-from box.web.site import NOT_RUNNING, Refused, Site
+from box.web.site import NOT_RUNNING, PENDING, Refused, Site
 from box.words import VOLUME_LEVELS
 
 MAX_LABEL = 120  # an undo label is a short line ("Ann places Marie Curie in Birth")
@@ -149,7 +149,8 @@ class ControlPage:
         except ValueError as problem:
             return await self.setup(request, f"Not started: {problem}", 400, form)
         if refused := await self.site.tell_box("start", game=game, names=names, options=options):
-            return await self.setup(request, f"Not started: {refused}", self.status(refused), form)
+            said = refused if refused == PENDING else f"Not started: {refused}"
+            return await self.setup(request, said, self.status(refused), form)
         return RedirectResponse("/", status_code=303)
 
     async def undo(self, request: Request) -> Response:
@@ -201,7 +202,7 @@ class ControlPage:
 
     @staticmethod
     def status(refused: str) -> int:
-        return 503 if refused == NOT_RUNNING else 409
+        return 503 if refused == NOT_RUNNING else 202 if refused == PENDING else 409
 
     def roster_names(self) -> tuple[str, ...]:
         try:
