@@ -16,7 +16,8 @@ from box.storage.history import HISTORY_FILE, History, journaled_seats
 from box.storage.history import read as read_history
 from box.storage.journal import Journal
 from box.storage.roster import ROSTER_FILE, SEATS, Roster, load_roster, person_id, save_roster
-from box.web.journal_view import GameSummary, player_stats, seats_of
+from box.web.people import player_stats, seats_of
+from box.web.summaries import GameSummary
 from tests import test_web
 from tests.test_web import ORIGIN, Rig, text
 from tests.test_web_control import JudgingRig, box, sent

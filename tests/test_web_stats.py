@@ -19,8 +19,8 @@ from box.games.kit import Rulebook
 from box.storage.journal import Journal
 from box.storage.roster import STARTED, Roster, person_id
 from box.web.app import WebSettings, create_app
-from box.web.journal_view import GameSummary
 from box.web.stats import CHARTED_NIGHTS, gather
+from box.web.summaries import GameSummary
 
 POINTS = Figure("points", "points")
 QUICKEST = Figure("quickest", "quickest win", "min")

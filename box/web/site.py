@@ -24,8 +24,9 @@ from box.links.control import socket_path
 from box.storage.history import HISTORY_FILE as PLAYED
 from box.storage.roster import UPLOADED_DECKS
 from box.web import drawings, security
-from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
+from box.web.journal_view import JOURNAL_FILE, JournalBusy, JournalView
 from box.web.link import BoxLink, BoxOffline, BoxRefused
+from box.web.summaries import HISTORY_FILE
 
 HERE = Path(__file__).parent
 MAX_UPLOAD = 256 * 1024  # a deck or a tag map is a few kilobytes

@@ -30,7 +30,8 @@ from itertools import combinations
 
 from box.games.base import Figure
 from box.storage.roster import Roster
-from box.web.journal_view import UNNAMED_SEAT, GameSummary, seated
+from box.web.people import UNNAMED_SEAT, seated
+from box.web.summaries import GameSummary
 
 NIGHT = re.compile(r"\d{4}-\d{2}-\d{2}")  # the date a game started on: its game night
 CHARTED_NIGHTS = 30  # the wins chart shows this many nights at most, the newest
