@@ -84,7 +84,7 @@ class GameScreen(BaseScreen):
             "players": list(session.players),
             "options": dict(session.record.options),
             "actions": session.count,
-            **session.dump(),
+            **session.rules.public(session.state),  # the game's secrets stay at the table
         }
 
 

@@ -43,7 +43,7 @@ class InPlay:
     count: int
     state: Any
     summary: GameSummary
-    dump: dict[str, Any]
+    dump: dict[str, Any]  # as the table may see it (the game's `secrets` taken out)
 
 
 def checkpoint(db: sqlite3.Connection, record: GameRecord, first: Any) -> tuple[int, int, Any] | None:
@@ -87,4 +87,4 @@ def rebuild(db: sqlite3.Connection, record: GameRecord, last: int | None, known:
         if isinstance(result, Step):
             state = result.state
         count += 1
-    return InPlay(record.id, last or 0, count, state, summary_of(record, state, count), rules.dump(state))
+    return InPlay(record.id, last or 0, count, state, summary_of(record, state, count), rules.public(state))

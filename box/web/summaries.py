@@ -117,7 +117,7 @@ def summary_of(record: GameRecord, state: Any, actions: int) -> GameSummary:
         started=None,
         actions=actions,
         over=rules.is_over(state),
-        winners=tuple(rules.dump(state).get("winners", ())),
+        winners=tuple(rules.public(state).get("winners", ())),
         figures=rules.figures_of(state),
         declared=rules.figures,
     )

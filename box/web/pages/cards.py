@@ -68,18 +68,26 @@ class CardsPage:
             "ok": ok and not problem,
         }
 
-    def seen_as(self, tags: TagMap, uid: object) -> str:
-        """A tag a reader saw, as the card it is ("Marie Curie (Deadlines)"), else "unknown tag"."""
-        try:
-            card = tags.lookup(bytes.fromhex(str(uid)[:64]))
-        except ValueError:
-            return "unknown tag"
+    def seen_as(self, tags: TagMap, seen: object) -> tuple[str, str]:
+        """A tag a reader saw, as the box published it, and its UID: the card it is ("Marie Curie
+        (Deadlines)", the box's word first: a card's own record names it on any box), else the tag
+        map's, else "unknown tag"; a card the game keeps secret stays "a face-down card"."""
+        entry = seen if isinstance(seen, dict) else {"uid": seen}  # an older box published the UID alone
+        if entry.get("hidden"):
+            return "a face-down card", ""
+        uid = str(entry.get("uid") or "")[:64]
+        card = entry.get("card")
+        if not (isinstance(card, list) and len(card) == 2 and all(isinstance(part, str) for part in card)):
+            try:
+                card = tags.lookup(bytes.fromhex(uid))
+            except ValueError:
+                card = None
         if card is None:
-            return "unknown tag"
+            return "unknown tag", uid
         game, card_id = card
         if game == PLAYER:
-            return f"{card_id}'s player token"
-        return f"{self.site.card_name(game, card_id)} ({TITLES.get(game, game)})"
+            return f"{card_id}'s player token", uid
+        return f"{self.site.card_name(game, card_id)} ({TITLES.get(game, game)})", uid
 
     async def answer(self, request: Request, message: str, status: int = 200) -> Response:
         """The Cards page with `message` (a problem when `status` is not 200)."""
