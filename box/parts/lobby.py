@@ -280,7 +280,7 @@ class Lobby:
 
         path = self.settings.state_dir / TAGS_FILE if self.settings.state_dir is not None else None
         deck = self.deck(game)
-        walked = all(self.tags.uid_of(game, card_id) is not None for card_id in deck.cards)
+        walked = all(self.tags.enrolled_uid(game, card_id) is not None for card_id in deck.cards)
         self.table.push(
             Enrolment(
                 game,
