@@ -49,7 +49,8 @@ class GameStarted(NamedTuple):
 
 
 class ActionAccepted(NamedTuple):
-    """A player's action was journaled; `words` say what it did, as the undo label has them."""
+    """A player's action was journaled; `words` say what it did in the players' words (the game's
+    label, a card's name), "" for a bare press or roll (`GameSession.said_last`)."""
 
     game: str
     words: str
@@ -64,7 +65,7 @@ class TurnPassed(NamedTuple):
 
 
 class Undone(NamedTuple):
-    """The last action was taken back; `words` say which."""
+    """The last action was taken back; `words` say which, in the players' words ("" for a bare press)."""
 
     game: str
     words: str

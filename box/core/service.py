@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.base.care import ScreenCare
@@ -296,29 +297,34 @@ class Box:
         self.writer(request)
         return True
 
-    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> None:
-        """A game step was journaled: show and play what it asks for, and publish what happened."""
+    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> Callable[[], None]:
+        """A game step was just taken: what it did is told now (a batch may take more steps before
+        it is durable); the call returned shows, plays and publishes it once the step is journaled."""
+        session = self.session
+        events = game_events(session, before) if session is not None else []
+        return partial(self.journaled, step, now, events)
+
+    def journaled(self, step: Step, now: float, events: list[Event]) -> None:
+        """A game step is durable: show and play what it asks for, and publish what happened."""
         self.notices.clear()
         self.sounds.extend(Sound(sound) for sound in step.sounds)
         if isinstance(step.timer, Chug):
             self.timer.open().start_chug(now)
         elif isinstance(step.timer, Countdown):
             self.timer.open().start_countdown(step.timer.seconds, now)
-        session = self.session
-        if session is not None:
-            for event in game_events(session, before):
-                self.publish(event)
+        for event in events:
+            self.publish(event)
 
     def undo(self, now: float) -> None:
         session = self.session
-        label = session.last_action() if session is not None else None
+        said = session.said_last() if session is not None else ""  # in the players' words, for the events
         if session is None or not session.undo():
             self.reject(NOTHING_TO_UNDO, now)
             return
         self.say("Undone", now)
         self.play(Sound.CLICK)
         self.publish(standing(session))
-        self.publish(Undone(session.record.name, label or ""))
+        self.publish(Undone(session.record.name, said))
 
     def open_box_menu(self) -> None:
         """The long-BACK menu: undo (after its question), abandon the game, pairing a phone, the phone page, the sound."""

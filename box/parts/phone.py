@@ -26,7 +26,6 @@ import socket
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.errors import FileProblem
@@ -320,7 +319,7 @@ class Phone:
                 before = session.dump()
                 step = session.apply(press)
                 assert isinstance(step, Step)  # the rules are pure: taken when tried, taken now
-                self.journal.on_commit(partial(self.host.accepted, step, now, before))
+                self.journal.on_commit(self.host.accepted(step, now, before))  # told as each is taken
 
     def journal_command(self, command: ControlCommand) -> None:
         """Keep the command (never a pairing code) in the journal before carrying it out."""
