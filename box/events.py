@@ -126,7 +126,7 @@ class ChugTimed(NamedTuple):
 
 class GameOver(NamedTuple):
     """A game ended: its winners and each player's figures (as the game declares them); `number`
-    is the journal's number of this game, `actions` how many actions it took."""
+    is the journal's number of this game, `actions` how many actions it took, `last` the newest."""
 
     game: str
     title: str
@@ -135,6 +135,7 @@ class GameOver(NamedTuple):
     figures: Mapping[str, Mapping[str, int | float]]
     number: int
     actions: int
+    last: int = 0  # the journal's number of its newest action in force as it ended (0: not said)
 
 
 class Standing(NamedTuple):

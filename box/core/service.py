@@ -48,7 +48,7 @@ from box.messages import CardPlaced, CardWritten, ControlCommand, Pressed, Reade
 from box.parts.dice import DiceTray
 from box.parts.game_events import game_events, standing
 from box.parts.identify import CardIdentifier
-from box.parts.lobby import GameStartError, Lobby, main_menu
+from box.parts.lobby import GameStartError, Lobby, journal_sat, main_menu
 from box.parts.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.parts.phone import Phone
 from box.parts.readers import ReaderWatch
@@ -60,7 +60,7 @@ from box.screens.menu import Confirm, MenuScreen, Picker, Tool
 from box.screens.protocol import Card, Screen
 from box.screens.tools import DiceCup, ShotTimerTool
 from box.storage.journal import Journal, JournalDamaged, StorageError
-from box.storage.roster import RosterSetAside
+from box.storage.roster import RosterSetAside, Sat
 from box.storage.tags import TagMap, TagsSetAside
 from box.words import PressKind, Sound
 
@@ -115,7 +115,7 @@ class Box:
         menu = MenuScreen(main_menu(journal), lambda choice, now: self.lobby.choose(choice, now))
         self.push(root if root is not None else menu)
         self.root = self.screens[0]  # the bottom of the stack: the main menu, or a command's tool
-        self.seating = Seating(settings, menu, self)
+        self.seating = Seating(settings, menu, self, self.sat)
         self.stick = StickJobs(tags, settings, lambda: self.lobby.loaded_decks(), transfer, self, self.care.input)
         self.readers = ReaderWatch(settings.readers, self, self.care.input)
         tools: dict[Tool, Callable[[float], object]] = {
@@ -314,6 +314,15 @@ class Box:
             self.timer.open().start_countdown(step.timer.seconds, now)
         for event in events:
             self.publish(event)
+
+    def sat(self) -> Sat:
+        """Who sat at the journal's games; nobody while the journal cannot be read (a new id is random,
+        48 bits: the check against the seats is what makes a clash impossible, not merely unlikely)."""
+        try:
+            return journal_sat(self.journal)
+        except StorageError as problem:
+            log.warning("the seats' ids not read: %s", problem)
+            return Sat()
 
     def undo(self, now: float) -> None:
         session = self.session

@@ -26,7 +26,9 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
         events.append(Standing(game, player, figures))
     if after.get("over") and not before.get("over"):
         winners = tuple(after.get("winners", ()))
-        events.append(GameOver(game, rules.title, session.players, winners, figures, session.record.id, session.count))
+        events.append(GameOver(
+            game, rules.title, session.players, winners, figures, session.record.id, session.count, session.last_seq or 0
+        ))
     return events
 
 

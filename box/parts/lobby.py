@@ -35,7 +35,7 @@ from box.parts.game_events import standing
 from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
 from box.storage.journal import Journal, StorageError
-from box.storage.roster import SEATS, STARTED, UPLOADED_DECKS
+from box.storage.roster import SEATS, STARTED, UPLOADED_DECKS, Sat, seated_ids
 
 if TYPE_CHECKING:
     from box.base.settings import Settings
@@ -198,7 +198,8 @@ class Lobby:
         with self.journal.batch():  # the game, when it started and who sat where (the page's history), its table: one write
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
             self.journal.put(f"{STARTED}{record_id}", time.strftime("%Y-%m-%d %H:%M"))
-            self.journal.put(f"{SEATS}{record_id}", self.settings.roster.seat_ids(names))  # players by id: a rename keeps them
+            ids = self.settings.roster.seat_ids(names, journal_sat(self.journal))
+            self.journal.put(f"{SEATS}{record_id}", ids)  # players by id: a rename keeps them
             self.journal.put(f"{TABLE}{game}", {"players": len(names), "names": names, "options": dict(values)})
             self.journal.put(LAST_GAME, game)
         record = self.journal.unfinished_game()
@@ -292,3 +293,8 @@ class Lobby:
                 every_card=walked,  # every card has a tag already: walk the deck again from the top
             )
         )
+
+
+def journal_sat(journal: Journal) -> Sat:
+    """Who sat at the journal's games (box.storage.roster.Sat): new players' ids are judged against it."""
+    return Sat(frozenset(seated_ids(journal.values_under(SEATS))), journal.seated_names(SEATS))

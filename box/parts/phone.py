@@ -34,7 +34,7 @@ from box.games.base import Rejected, Step, View
 from box.messages import ControlCommand, Refused
 from box.screens.game import GameHost
 from box.screens.protocol import BaseScreen, Card
-from box.storage.roster import PLAYER, ROSTER_FILE, Roster, player_name, save_roster
+from box.storage.roster import PLAYER, ROSTER_FILE, SEATS, Roster, player_name, save_roster
 from box.storage.roster import load_roster as read_roster
 from box.storage.tags import TAGS_FILE, TagMap, simulated_uid
 from box.words import VOLUME_LEVELS, PressKind, Sound
@@ -393,7 +393,8 @@ class Phone:
             raise Refused("Roster unreadable: not merged")
         source, kept = roster.person(player), roster.person(into)
         try:
-            merged = roster.merged(player, into)
+            seats = [ids for ids in self.journal.values_under(SEATS).values() if isinstance(ids, list)]
+            merged = roster.merged(player, into, seats)
             if self.settings.state_dir is not None:
                 save_roster(merged, self.settings.state_dir / ROSTER_FILE)
         except ValueError as problem:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import sqlite3
 import time
@@ -53,6 +54,7 @@ class Played(NamedTuple):
     actions: int  # the actions in force when it ended: the page uses the line while the journal agrees
     declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
     ids: tuple[str | None, ...] = ()  # each seat's player id (box/storage/roster.py; None: a seat left as P3); () before ids
+    last: int = 0  # the journal's number of the game's newest action in force as it ended; 0 in an older line
 
 
 Seats = Callable[[int], Sequence[str | None] | None]
@@ -79,7 +81,8 @@ class History:
             figures = {player: dict(row) for player, row in event.figures.items()}
             ids = tuple(item if isinstance(item, str) else None for item in self.seats(event.number) or ())
             append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
-                                     self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else ()))
+                                     self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else (),
+                                     event.last))
 
 
 def journaled_seats(journal: Path) -> Seats:
@@ -156,11 +159,19 @@ def decode(data: Any) -> Played:
         for row in declared
     ):
         raise ValueError("actions or declared of the wrong kind")
+    if not all(isinstance(name, str) for name in (*players, *winners)) or not set(winners) <= set(players):
+        raise ValueError("a winner who did not play")
+    if not all(isinstance(row, dict) for row in figures.values()):
+        raise ValueError("figures of the wrong kind")
     clean = {
-        str(player): {str(key): value for key, value in row.items() if isinstance(value, int | float)}
+        str(player): {str(key): value for key, value in row.items() if finite(value)}
         for player, row in figures.items()
-        if isinstance(row, dict)
     }
+    if any(len(row) != len(figures[player]) for player, row in clean.items()):
+        raise ValueError("a figure that is not a finite number")
+    last = data.get("last", 0)  # none in a line written before
+    if not isinstance(last, int) or isinstance(last, bool) or last < 0:
+        raise ValueError("last of the wrong kind")
     figures_declared = tuple({key: row[key] for key in ("key", "label", "adds")} for row in declared)
     ids = data.get("ids", [])  # none in a line written before players had ids
     if not isinstance(ids, list) or (ids and len(ids) != len(players)) or not all(
@@ -168,6 +179,14 @@ def decode(data: Any) -> Played:
     ):
         raise ValueError("ids of the wrong kind")
     return Played(
-        number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared,
-        tuple(ids),
+        number, game, title, tuple(players), tuple(winners), clean, ended, actions, figures_declared, tuple(ids), last
     )
+
+
+def finite(value: object) -> bool:
+    """A figure's value: a whole or finite number (never a bool, NaN or infinity).
+
+    >>> finite(3), finite(6.85), finite(float("inf")), finite(float("nan")), finite(True), finite("3")
+    (True, True, False, False, False, False)
+    """
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -48,8 +48,9 @@ from box.storage.history import Played
 from box.storage.history import read as read_played
 from box.storage.journal import GameRecord
 from box.storage.journal.schema import CACHE_KIB
-from box.storage.roster import STARTED
+from box.storage.roster import STARTED, Sat, seated_ids
 from box.web.in_play import ACTIONS_AFTER, InPlay, decoded, rebuild
+from box.web.people import seats_of
 from box.web.summaries import (
     SUMMARY_FORMAT,
     GameSummary,
@@ -130,7 +131,7 @@ GAMES_QUERY = (
     " (SELECT seq FROM actions WHERE game = games.id AND undone = 0 ORDER BY seq DESC LIMIT 1)"
     " FROM games {which} ORDER BY id"
 )  # a game's newest action in force: a step down the (game, seq) index, not a scan of its actions
-COUNT_IN_FORCE = "SELECT COUNT(*) FROM actions WHERE game = ? AND undone = 0"
+IN_FORCE_NOW = "SELECT COUNT(*), MAX(seq) FROM actions WHERE game = ? AND undone = 0"  # how many, the newest
 FIRST_VIEW_BUDGET = 2.0
 """Seconds a view spends summarising games it has not seen (after an upgrade, a lost cache): the
 rest is counted by a worker thread while the page shows the games already counted."""
@@ -219,6 +220,19 @@ class JournalView:
                 started.setdefault(int(key[len(STARTED) :]), str(values[key]))
         return Snapshot(rows, started, values)
 
+    def sat(self) -> Sat:
+        """Who sat at the journal's games (box.storage.roster.Sat): new players' ids are judged against it."""
+        with self.reading() as db:
+            snap = self.snapshot(db)
+        seats = seats_of(snap.values)
+        names: dict[str, str] = {}
+        for row in snap.rows:
+            ids = seats.get(row.id)
+            record = row.record() if ids is not None else None
+            if record is not None and ids is not None and len(ids) == len(record.players):
+                names.update({n.casefold(): i for n, i in zip(record.players, ids, strict=True) if isinstance(i, str)})
+        return Sat(frozenset(seated_ids(snap.values)), names)
+
     def records(self) -> list[GameRecord]:
         """Every game the journal holds (whose row can be read), oldest first."""
         with self.reading() as db:
@@ -301,9 +315,12 @@ class JournalView:
     # ----- the finished games: summarised once, then kept --------------------------------------
 
     def count_one(self, db: sqlite3.Connection, record: GameRecord, played: Played | None) -> GameSummary:
-        """A finished game's summary: the box's history line when the journal agrees with it, else a replay
-        of its actions, streamed (finished games keep no checkpoints)."""
-        if played is not None and db.execute(COUNT_IN_FORCE, (record.id,)).fetchone()[0] == played.actions:
+        """A finished game's summary: the box's history line while the journal's actions in force are
+        the ones it ended with (as many, the same newest one: not a game undone across its end and
+        abandoned), else a replay of its actions, streamed (finished games keep no checkpoints)."""
+        count, newest = db.execute(IN_FORCE_NOW, (record.id,)).fetchone() if played is not None else (0, None)
+        said = played is not None and (played.last or not played.actions)  # an older line says no newest action
+        if played is not None and said and (count, newest or 0) == (played.actions, played.last):
             return from_played(record, played)  # the box kept it as it ended: no replay
         try:
             return self.replay(record, decoded(db.execute(ACTIONS_AFTER, (record.id, 0))))[1]

@@ -79,9 +79,12 @@ def player_stats(
     >>> figures = (Figure("goals", "goals"), Figure("best", "best", "max"))
     >>> game = GameSummary(1, "football", ("Ann", "Bob"), {}, True, None, 9, True, ("Ann",),
     ...                    {"Ann": {"goals": 1, "best": 4}, "Bob": {"goals": 3, "best": 2}}, figures)
-    >>> stats = player_stats([game, game])
+    >>> from dataclasses import replace
+    >>> stats = player_stats([game, replace(game, id=2)])
     >>> stats["Ann"].wins, stats["Bob"].totals
     (2, {'football': {'goals': 6, 'best': 2}})
+    >>> player_stats([game], Roster(("Ann", "Bob")).merged(person_id("Bob"), person_id("Ann")))["Ann"].games
+    1
     >>> player_stats([game], Roster(("Ann",)).renamed(person_id("Ann"), "Annie"))["Annie"].former
     ('Ann',)
     """
@@ -94,6 +97,8 @@ def player_stats(
             continue
         for name, key, current in seated(game, roster, seats):
             entry = by_id.setdefault(key, PlayerStats(current or name, id=key))
+            if game.id in entry.seat_names:  # two seats of one person (merged after they sat together): once
+                continue
             names = called.setdefault(key, [])
             if name not in names:
                 names.append(name)

@@ -147,7 +147,8 @@ class CardsPage:
             tags = check_tags_upload(data, upload.filename or "upload.csv", self.site.view.card_list)
         except FileProblem as problem:
             return await self.answer(request, f"Not restored: {problem}", 400)
-        await run_in_threadpool(tags.save, self.site.state_dir / TAGS_FILE)
+        if failed := await self.site.write(tags.save, self.site.state_dir / TAGS_FILE):
+            return await self.answer(request, f"Not restored: {failed}", 409)
         unheard = await self.site.tell_box("tags-changed")
         later = " (the box reads them when it starts)" if unheard == NOT_RUNNING else f" ({unheard})" if unheard else ""
         return await self.answer(request, f"Restored {len(tags.cards)} tags{later}")
