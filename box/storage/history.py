@@ -20,18 +20,22 @@ written before players had ids reads with none (`ids` empty).
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from box.errors import FileProblem
 from box.events import Event, GameOver
+from box.files.bounded import read_bounded
 from box.games import rules_for
 
 log = logging.getLogger(__name__)
@@ -105,12 +109,15 @@ def journaled_seats(journal: Path) -> Seats:
 
 
 def append(path: Path, played: Played) -> None:
-    """Add `played` as one line, durably; never through a link (OSError when the file cannot be written)."""
+    """Add `played` as one line, durably; never through a link nor into a FIFO (OSError when the file
+    cannot be written)."""
     line = json.dumps(played._asdict(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
     if len(line) > MAX_LINE:
         raise ValueError(f"{path.name}: game {played.number}'s summary is over {MAX_LINE} bytes")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o640)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o640)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted there: never blocked on
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         os.write(fd, line)
         os.fsync(fd)
     finally:
@@ -118,28 +125,33 @@ def append(path: Path, played: Played) -> None:
 
 
 def read(path: Path, limit: int = MAX_READ) -> list[Played]:
-    """The newest games of the history, oldest first: at most `limit` bytes from the file's end are read."""
+    """The newest games of the history, oldest first: at most `limit` bytes from the file's end are read.
+
+    The file is a cache of the journal: a line its codec refuses (`decode`) is left out, and the page
+    replays that game instead; a link, a folder or a FIFO there is read as no history (logged once).
+    """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
+        data = read_bounded(path, limit, what="history", missing=b"", tail=True)
+    except FileProblem as problem:
+        log.warning("%s", problem)
         return []
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - limit)
-        os.lseek(fd, start, os.SEEK_SET)
-        data = os.read(fd, min(size, limit))
-    finally:
-        os.close(fd)
     lines = data.split(b"\n")
-    if start:
-        lines = lines[1:]  # the first line was cut by the limit
-    games = []
+    if len(data) == limit:
+        lines = lines[1:]  # the first line may be cut by the limit
+    games, skipped, first = [], 0, ""
     for line in lines:
-        if line.strip():
-            try:
-                games.append(decode(json.loads(line)))
-            except (ValueError, TypeError, KeyError, RecursionError) as problem:  # RecursionError: nested too deep
-                log.warning("%s: a line skipped (%s)", path.name, problem)
+        if not line.strip():
+            continue
+        if not line.startswith(b"{"):  # junk is told cheaply: megabytes of it cost milliseconds
+            skipped, first = skipped + 1, first or "not an object"
+            continue
+        try:
+            games.append(decode(json.loads(line)))
+        except (ValueError, TypeError, KeyError, RecursionError) as problem:  # RecursionError: nested too deep
+            skipped += 1
+            first = first or str(problem)[:80]
+    if skipped:
+        log.warning("%s: %d line(s) left out, their games replayed (the first: %s)", path.name, skipped, first)
     return games
 
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from box.files.bounded import write_atomically
+from box.errors import FileProblem
+from box.files.bounded import read_bounded, write_atomically
 from box.games import rules_for
 from box.games.base import Figure, Figures
-from box.storage.history import Played
+from box.storage.history import Played, finite
 from box.storage.journal import GameRecord
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 HISTORY_FILE = "web-history.json"
 SUMMARY_FORMAT = 3  # a summary kept in HISTORY_FILE by other code is made again
 MAX_KEPT_LINE = 64 * 1024  # one game's summary in the cache file is a few hundred bytes
+MAX_KEPT_FILE = 32 * 1024 * 1024  # some 100,000 games' summaries: a larger file is counted again
 
 
 class Shared:
@@ -93,15 +95,55 @@ class GameSummary:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameSummary:
+    def from_json(cls, data: Any) -> GameSummary:
+        """A summary as `to_json` wrote it; ValueError for anything else (a line of the cache file that
+        is not one: its game is counted again). Figures are finite numbers, winners among the players.
+
+        >>> line = GameSummary(1, "g", ("Ann",), {}, True, None, 3, True, ("Ann",), {"Ann": {"k": 2}}).to_json()
+        >>> GameSummary.from_json(line).figures
+        {'Ann': {'k': 2}}
+        >>> GameSummary.from_json({**line, "figures": {"Ann": {"k": float("inf")}}})
+        Traceback (most recent call last):
+        ValueError: figures: not finite numbers
+        >>> GameSummary.from_json({**line, "winners": ["Zed"]})
+        Traceback (most recent call last):
+        ValueError: winners: not among the players
+        """
+        if not isinstance(data, dict) or set(data) != {item.name for item in fields(cls)}:
+            raise ValueError("not a summary")
+        players, winners, figures, options = data["players"], data["winners"], data["figures"], data["options"]
+        if not (is_texts(players) and is_texts(winners)):
+            raise ValueError("players or winners: not names")
+        if not set(winners) <= set(players):
+            raise ValueError("winners: not among the players")
+        if not (isinstance(options, dict) and is_texts(list(options)) and is_texts(list(options.values()))):
+            raise ValueError("options: not names and values")
+        if not (isinstance(figures, dict) and all(isinstance(row, dict) for row in figures.values())):
+            raise ValueError("figures: not a table")
+        if not all(is_texts(list(row)) and all(map(finite, row.values())) for row in figures.values()):
+            raise ValueError("figures: not finite numbers")
+        declared = data["declared"]
+        if not (isinstance(declared, list) and all(isinstance(row, dict) for row in declared)):
+            raise ValueError("declared: not figures")
+        try:
+            figures_declared = tuple(Figure(**row) for row in declared)
+        except TypeError as problem:
+            raise ValueError(f"declared: {problem}") from None
+        whole = (data["id"], data["actions"])
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in whole) or not isinstance(data["name"], str):
+            raise ValueError("id, actions or name of the wrong kind")
+        if not (isinstance(data["finished"], bool) and isinstance(data["over"], bool)):
+            raise ValueError("finished or over: not true or false")
+        if data["started"] is not None and not isinstance(data["started"], str):
+            raise ValueError("started: not a date")
         return cls(
-            **{
-                **data,
-                "players": tuple(data["players"]),
-                "winners": tuple(data["winners"]),
-                "declared": tuple(Figure(**figure) for figure in data["declared"]),
-            }
+            **{**data, "players": tuple(players), "winners": tuple(winners), "declared": figures_declared}
         )
+
+
+def is_texts(values: Any) -> bool:
+    """A list of strings."""
+    return isinstance(values, list) and all(isinstance(value, str) for value in values)
 
 
 def summary_of(record: GameRecord, state: Any, actions: int) -> GameSummary:
@@ -124,22 +166,35 @@ def summary_of(record: GameRecord, state: Any, actions: int) -> GameSummary:
 
 
 def read_kept(path: Path, share: Shared) -> dict[int, tuple[str, GameSummary]]:
-    """The summaries kept in the cache file, one game a line, read a line at a time (a line over
-    MAX_KEPT_LINE, as an older page's one-object file has, or a line that is not a summary: the
-    file is not used and its games are counted again)."""
-    kept: dict[int, tuple[str, GameSummary]] = {}
+    """The summaries kept in the cache file, one game a line. The file is a cache: a line that is not a
+    summary (over MAX_KEPT_LINE, as an older page's one-object file has, or refused by its codec) is
+    left out and its game counted again; a file over MAX_KEPT_FILE, a link, a folder or a FIFO there is
+    not read at all (never blocking), and all its games are counted again."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            while line := handle.readline(MAX_KEPT_LINE + 1):
-                if len(line) > MAX_KEPT_LINE:
-                    raise ValueError(f"a line over {MAX_KEPT_LINE} characters")
-                data = json.loads(line)
-                kept[int(data["id"])] = (str(data["key"]), share.summary(GameSummary.from_json(data["summary"])))
-    except FileNotFoundError:
+        data = read_bounded(path, MAX_KEPT_FILE, what="history cache", missing=b"")
+    except FileProblem as problem:
+        log.warning("history cache not used (its games are counted again): %s", problem)
         return {}
-    except (OSError, ValueError, KeyError, TypeError) as problem:
-        log.warning("history cache %s not used (its games are counted again): %s", path.name, problem)
-        return {}
+    kept: dict[int, tuple[str, GameSummary]] = {}
+    left, first = 0, ""
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            if len(line) > MAX_KEPT_LINE:
+                raise ValueError(f"a line over {MAX_KEPT_LINE} bytes")
+            entry = json.loads(line)
+            if not (isinstance(entry, dict) and isinstance(entry.get("id"), int) and isinstance(entry.get("key"), str)):
+                raise ValueError("not a kept summary")
+            summary = GameSummary.from_json(entry.get("summary"))
+            if summary.id != entry["id"]:
+                raise ValueError("a summary of another game")
+            kept[entry["id"]] = (entry["key"], share.summary(summary))
+        except (ValueError, RecursionError) as problem:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            left += 1
+            first = first or str(problem)[:80]
+    if left:
+        log.warning("history cache %s: %d line(s) left out, their games counted again (%s)", path.name, left, first)
     return kept
 
 
