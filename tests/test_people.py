@@ -15,7 +15,8 @@ from box.sim.world import SimulatedBox
 from box.storage.history import HISTORY_FILE, History, journaled_seats
 from box.storage.history import read as read_history
 from box.storage.journal import Journal
-from box.storage.roster import ROSTER_FILE, SEATS, Roster, load_roster, save_roster
+from box.storage.player_ids import SEATS
+from box.storage.roster import ROSTER_FILE, Roster, load_roster, save_roster
 from box.web.people import player_stats, seats_of
 from box.web.summaries import GameSummary
 from tests import test_web

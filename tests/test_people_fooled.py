@@ -9,7 +9,8 @@ from pathlib import Path
 
 from box.storage.history import HISTORY_FILE, read
 from box.storage.journal import Journal
-from box.storage.roster import ROSTER_FILE, SEATS, Roster, Sat, load_roster, person_id
+from box.storage.player_ids import SEATS, Sat, person_id
+from box.storage.roster import ROSTER_FILE, Roster, load_roster
 from box.web.journal_view import JournalView
 from box.web.people import player_stats, seats_of
 from tests import test_web

@@ -60,7 +60,8 @@ from box.screens.menu import Confirm, MenuScreen, Picker, Tool
 from box.screens.protocol import Card, Screen
 from box.screens.tools import DiceCup, ShotTimerTool
 from box.storage.journal import Journal, JournalDamaged, StorageError
-from box.storage.roster import RosterSetAside, Sat
+from box.storage.player_ids import Sat
+from box.storage.roster import RosterSetAside
 from box.storage.tags import TagMap, TagsSetAside
 from box.words import PressKind, Sound
 

@@ -35,7 +35,8 @@ from box.parts.game_events import standing
 from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
 from box.storage.journal import Journal, StorageError
-from box.storage.roster import SEATS, STARTED, UPLOADED_DECKS, Sat, seated_ids
+from box.storage.player_ids import SEATS, Sat, seated_ids
+from box.storage.roster import STARTED, UPLOADED_DECKS
 
 if TYPE_CHECKING:
     from box.base.settings import Settings

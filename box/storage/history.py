@@ -93,7 +93,7 @@ def journaled_seats(journal: Path) -> Seats:
     """`History`'s `seats` read from the journal file (the lobby keeps them as a game starts): a short
     read-only look of its own, as the subscriber's thread may not use the loop's connection. None
     when the journal cannot say (logged): the line goes without ids."""
-    from box.storage.roster import SEATS
+    from box.storage.player_ids import SEATS
 
     def seats(number: int) -> list[str | None] | None:
         try:

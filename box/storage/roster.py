@@ -25,10 +25,8 @@ ValueError: names: 'ann' is there twice
 
 from __future__ import annotations
 
-import binascii
 import json
 import logging
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -38,6 +36,8 @@ from typing import Any
 from box.errors import ConfigError
 from box.files.bounded import read_bounded, sync_folder, unique_name, write_atomically
 from box.files.text import decode_text
+from box.storage import player_ids
+from box.storage.player_ids import NOBODY, PERSON_ID, Sat
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +45,8 @@ ROSTER_FILE = "roster.json"
 PLAYER = "player"  # the tag map's "game" of a player token; its "card" is a roster name
 UPLOADED_DECKS = "decks"  # decks uploaded from the phone: <state dir>/decks/<game>.csv
 STARTED = "started."  # the journal's box value "started.<game id>": when that game began (local time)
-SEATS = "seats."  # the journal's box value "seats.<game id>": each seat's player id (null: a seat left as P3)
 MAX_NAMES = 24
 MAX_FORMER = 16  # names (and merged ids) a player keeps: the oldest go first
-PERSON_ID = re.compile(r"[0-9a-z]{4,16}")
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # "P3": a seat nobody named, nobody's
 MAX_NAME_LENGTH = 16  # a name must fit a line of the OLED beside a score
 MAX_ROSTER_BYTES = 64 * 1024
@@ -78,67 +76,6 @@ def player_name(text: str, known: Iterable[str] = ()) -> str:
         raise ValueError(f"a player's name is letters and signs, not control characters: {name!r}")
     folded = name.casefold()
     return next((other for other in known if other.casefold() == folded), name)
-
-
-def person_id(name: str, taken: Iterable[str] = ()) -> str:
-    """The id an old roster's player has (a roster of names only, a game without seat ids): six letters
-    and digits made from the name, so that every reader of an old roster gives its players the same
-    ids; another when that one is `taken`. Never for a new player (`new_id`): names can be found that
-    share one.
-
-    >>> person_id("Ann") == person_id("ann"), len(person_id("Ann")), person_id("Ann", [person_id("Ann")]) != person_id("Ann")
-    (True, 6, True)
-    """
-    used = set(taken)
-    salt = 0
-    while True:
-        seed = name.casefold() if not salt else f"{name.casefold()}#{salt}"
-        made = f"{binascii.crc32(seed.encode()) & 0xFFFFFF:06x}"  # not hashlib: OpenSSL at the box's start
-        if made not in used:
-            return made
-        salt += 1
-
-
-def new_id(taken: Iterable[str] = ()) -> str:
-    """A new player's id: twelve random letters and digits (48 bits), none of `taken` (the roster's and
-    every id the journal's seats hold), so no name, chosen or not, takes another player's games.
-
-    >>> len(new_id()), new_id() != new_id(), PERSON_ID.fullmatch(new_id()) is not None
-    (12, True, True)
-    """
-    used = set(taken)
-    while (made := os.urandom(6).hex()) in used:
-        continue
-    return made
-
-
-@dataclass(frozen=True)
-class Sat:
-    """Who sat at the journal's games: every seat's player id (a new player's id is none of them) and,
-    by casefolded name, the id that name had at its newest game (a new player of that name is them)."""
-
-    ids: frozenset[str] = frozenset()
-    names: Mapping[str, str] = field(default_factory=dict)
-
-    def id_for(self, name: str, used: set[str]) -> str:
-        """The id of a new player called `name`: the one the name sat under, else a new one."""
-        earlier = self.names.get(name.casefold())
-        return earlier if earlier is not None and earlier not in used else new_id(used | self.ids)
-
-
-def seated_ids(values: Mapping[str, Any]) -> set[str]:
-    """Every player id the journal's seats hold (its box values "seats.<game id>"): a new player's id is none of them.
-
-    >>> sorted(seated_ids({"seats.1": ["a1", None], "seats.2": ["b2"], "started.1": "x", "seats.3": 4}))
-    ['a1', 'b2']
-    """
-    return {
-        item
-        for key, value in values.items()
-        if key.startswith(SEATS) and isinstance(value, list)
-        for item in value
-        if isinstance(item, str)
-    }
 
 
 @dataclass(frozen=True)
@@ -181,7 +118,7 @@ def kept_names(names: Iterable[str], without: str) -> tuple[str, ...]:
     return tuple(kept[-MAX_FORMER:])
 
 
-def people_for(names: Sequence[str], known: Sequence[Person] = (), sat: Sat | None = Sat()) -> tuple[Person, ...]:
+def people_for(names: Sequence[str], known: Sequence[Person] = (), sat: Sat | None = NOBODY) -> tuple[Person, ...]:
     """A player for each name: the `known` one of that (current) name, else a new one, with the id the
     name sat under at the journal's games (`sat`), else a new id none of the known players' nor the
     seats'; `sat=None`: the id an old roster of names gave (`person_id`), for a file of that form."""
@@ -191,7 +128,7 @@ def people_for(names: Sequence[str], known: Sequence[Person] = (), sat: Sat | No
     for name in names:
         person = by_name.get(name.casefold()) if isinstance(name, str) else None
         if person is None:
-            person = Person(person_id(str(name), used) if sat is None else sat.id_for(str(name), used), name)
+            person = Person(player_ids.person_id(str(name), used) if sat is None else sat.id_for(str(name), used), name)
         used.update(person.ids)
         people.append(replace(person, name=name))
     return tuple(people)
@@ -219,7 +156,7 @@ class Roster:
         names: Sequence[str],
         defaults: Mapping[str, Mapping[str, str]],
         known: Sequence[Person] = (),
-        sat: Sat | None = Sat(),
+        sat: Sat | None = NOBODY,
     ) -> Roster:
         """A roster from untrusted input; ValueError says what is wrong ("field: problem"). A name
         of one of the `known` players keeps that player (their id, their former names); a new one gets
@@ -274,7 +211,7 @@ class Roster:
         now = next((person for person in self.people if person.name.casefold() == folded), None)
         return now or next((person for person in self.people if person.answers_to(name)), None)
 
-    def seat_ids(self, names: Sequence[str], sat: Sat = Sat()) -> list[str | None]:
+    def seat_ids(self, names: Sequence[str], sat: Sat = NOBODY) -> list[str | None]:
         """Each seat's player id for a game about to start: the roster's player of that name, else the id
         the name sat under at the journal's games (`sat`), else a new id none of the roster's nor the
         seats', None for a seat left as P3.
@@ -295,7 +232,7 @@ class Roster:
             used.add(ids[-1] or "")
         return ids
 
-    def with_names(self, names: Sequence[str], sat: Sat = Sat()) -> Roster:
+    def with_names(self, names: Sequence[str], sat: Sat = NOBODY) -> Roster:
         """The roster with these players in this order: a known name keeps its player, a new one is a new
         player, with the id its name sat under, else a new one (`sat`: the journal's seats)."""
         return replace(self, people=people_for(names, self.people, sat))
@@ -316,7 +253,7 @@ class Roster:
         return replace(self, people=tuple(changed if p is person else p for p in self.people))
 
     def edited(
-        self, names: Sequence[tuple[str, str]], new: Sequence[str], defaults: Mapping[str, Any], sat: Sat = Sat()
+        self, names: Sequence[tuple[str, str]], new: Sequence[str], defaults: Mapping[str, Any], sat: Sat = NOBODY
     ) -> Roster:
         """The roster as the phone page's form left it, from untrusted input: `names` (id, name) for the
         players kept, in their order (a changed name is a rename; a player left out leaves the roster),
@@ -359,10 +296,10 @@ class Roster:
         and their ids, so their games count as its own. ValueError says why not: two players who sat
         at one game (`seats`: each game's seat ids, the journal's) are two people.
 
-        >>> roster = Roster(("Bo", "Bob")).merged(person_id("Bo"), person_id("Bob"))
-        >>> roster.names, roster.people[0].former, roster.person(person_id("Bo")).name
+        >>> roster = Roster(("Bo", "Bob")).merged(player_ids.person_id("Bo"), player_ids.person_id("Bob"))
+        >>> roster.names, roster.people[0].former, roster.person(player_ids.person_id("Bo")).name
         (('Bob',), ('Bo',), 'Bob')
-        >>> Roster(("Bo", "Bob")).merged(person_id("Bo"), person_id("Bob"), [[person_id("Bob"), person_id("Bo")]])
+        >>> Roster(("Bo", "Bob")).merged(player_ids.person_id("Bo"), player_ids.person_id("Bob"), [[player_ids.person_id("Bob"), player_ids.person_id("Bo")]])
         Traceback (most recent call last):
         ValueError: Bo and Bob sat at the same game: two players
         """
@@ -460,7 +397,7 @@ def parse_roster(data: bytes, path: Path | str) -> Roster:
     >>> parse_roster(b'{"names": 5}', "roster.json")
     Traceback (most recent call last):
     box.errors.ConfigError: roster.json: names: must be a list of names
-    >>> parse_roster(b'{"names": ["Ann"]}', "roster.json").people[0].id == person_id("Ann")
+    >>> parse_roster(b'{"names": ["Ann"]}', "roster.json").people[0].id == player_ids.person_id("Ann")
     True
     """
     return decode_roster(data, path)[0]

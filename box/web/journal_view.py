@@ -48,7 +48,8 @@ from box.storage.history import Played
 from box.storage.history import read as read_played
 from box.storage.journal import GameRecord
 from box.storage.journal.schema import CACHE_KIB
-from box.storage.roster import STARTED, Sat, seated_ids
+from box.storage.player_ids import Sat, seated_ids
+from box.storage.roster import STARTED
 from box.web.in_play import ACTIONS_AFTER, InPlay, decoded, rebuild
 from box.web.people import seats_of
 from box.web.summaries import (

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from box.games.base import Figure
-from box.storage.roster import SEATS, Roster, person_id
+from box.storage.player_ids import SEATS, person_id
+from box.storage.roster import Roster
 from box.web.summaries import GameSummary
 
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # a seat nobody named
@@ -52,7 +53,7 @@ def seats_of(values: Mapping[str, Any]) -> dict[int, list[str | None]]:
 def seated(game: GameSummary, roster: Roster, seats: Mapping[int, list[str | None]]) -> Iterator[tuple[str, str, str]]:
     """Who sat at `game`: (the name they played under, their player's id, the roster's name or "") for
     each seat someone took. A game that kept its seat ids is read by them; an older one by the names,
-    current or former, the roster knows, else by an id made from the name (box.storage.roster.person_id)."""
+    current or former, the roster knows, else by the id an old roster made from the name (box.storage.player_ids.person_id)."""
     ids = seats.get(game.id)
     if ids is not None and len(ids) != len(game.players):
         ids = None

@@ -43,7 +43,7 @@ def people_of(
     """The players of `game` who count: the name each played under -> the name the page gives them,
     their roster name now (a renamed or merged player is one person; a seat left as P3 is nobody).
 
-    >>> from box.storage.roster import person_id
+    >>> from box.storage.player_ids import person_id
     >>> game = GameSummary(1, "g", ("Bo", "P2"), {}, True, None, 0, True, ())
     >>> people_of(game), people_of(game, Roster(("Bo",)).renamed(person_id("Bo"), "Bob"))
     ({'Bo': 'Bo'}, {'Bo': 'Bob'})
