@@ -136,11 +136,13 @@ class BoxLoop:
         session = self.box.session
         seen: dict[str, dict[str, Any]] = {}
         for reader, (uid, card) in self.last_tags.items():
-            in_play = card is not None and session is not None and card[0] == session.record.name
-            if in_play and session is not None and card is not None and session.rules.secret(session.state, card[1]):
-                seen[reader] = {"hidden": True}
-                continue
-            seen[reader] = {"uid": uid, "card": list(card) if card is not None else None}
+            hidden = (
+                card is not None
+                and session is not None
+                and card[0] == session.record.name
+                and session.rules.secret(session.state, card[1])
+            )
+            seen[reader] = {"hidden": True} if hidden else {"uid": uid, "card": list(card) if card else None}
         return seen
 
     def undo_label(self) -> str | None:
