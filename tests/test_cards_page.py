@@ -64,7 +64,7 @@ def test_an_enrolment_counts_on_the_oled_as_on_the_cards_page(rig: tuple[Simulat
     assert (enrolment["done"], enrolment["total"]) == (4, len(ids))
     page = page_after(world, client, "'done': 4")
     assert f"{enrolment['done']}/{enrolment['total']} enrolled" in page
-    assert f"· {enrolment['done']}/{enrolment['total']}" in page  # the box's words on the same page
+    assert f"· {enrolment['done']}/{enrolment['total']} with a tag" in page  # the box's count, the same words
     rows = dict(re.findall(r'<tr><td>([^<]+)</td><td class="uid">([^<]+)</td>', page))
     assert rows[deck.name_of(ids[0])] == "04a1b2c3d4e5f6" and rows[deck.name_of(ids[1])] == "04a1b2c3d4e5f7"
     assert rows[deck.name_of(ids[2])] == "no tag"  # the card the OLED asks for next

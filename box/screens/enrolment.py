@@ -307,6 +307,7 @@ class Enrolment(BaseScreen):
                 "current": self.current,
                 "done": self.done,
                 "total": len(self.ids),
+                "again": self.every_card,  # walking a deck whose every card has a tag: `done` counts this walk's
                 "notice": self.notice,
             }
         }
