@@ -133,7 +133,8 @@ def with_read_model(games: int) -> Path:
     journal = cached_journal(games)
     state_dir = journal.with_suffix(".state")
     if not (state_dir / "web-history.json").exists():
-        from box.web.journal_view import HISTORY_FILE, JournalView
+        from box.web.journal_view import JournalView
+        from box.web.summaries import HISTORY_FILE
 
         state_dir.mkdir(exist_ok=True)
         shutil.copyfile(journal, state_dir / "journal.db")

@@ -49,7 +49,8 @@ class GameStarted(NamedTuple):
 
 
 class ActionAccepted(NamedTuple):
-    """A player's action was journaled; `words` say what it did, as the undo label has them."""
+    """A player's action was journaled; `words` say what it did in the players' words (the game's
+    label, a card's name), "" for a bare press or roll (`GameSession.said_last`)."""
 
     game: str
     words: str
@@ -64,7 +65,7 @@ class TurnPassed(NamedTuple):
 
 
 class Undone(NamedTuple):
-    """The last action was taken back; `words` say which."""
+    """The last action was taken back; `words` say which, in the players' words ("" for a bare press)."""
 
     game: str
     words: str
@@ -125,7 +126,7 @@ class ChugTimed(NamedTuple):
 
 class GameOver(NamedTuple):
     """A game ended: its winners and each player's figures (as the game declares them); `number`
-    is the journal's number of this game, `actions` how many actions it took."""
+    is the journal's number of this game, `actions` how many actions it took, `last` the newest."""
 
     game: str
     title: str
@@ -134,6 +135,7 @@ class GameOver(NamedTuple):
     figures: Mapping[str, Mapping[str, int | float]]
     number: int
     actions: int
+    last: int = 0  # the journal's number of its newest action in force as it ended (0: not said)
 
 
 class Standing(NamedTuple):

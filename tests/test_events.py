@@ -100,6 +100,7 @@ def test_events_are_json_for_the_wire() -> None:
         "figures": {"Ann": {"celebrities": 13}},
         "number": 7,
         "actions": 40,
+        "last": 0,
     }
     assert as_json(StorageBack()) == {"event": "storage-back"}
 

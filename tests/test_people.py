@@ -15,8 +15,10 @@ from box.sim.world import SimulatedBox
 from box.storage.history import HISTORY_FILE, History, journaled_seats
 from box.storage.history import read as read_history
 from box.storage.journal import Journal
-from box.storage.roster import ROSTER_FILE, SEATS, Roster, load_roster, person_id, save_roster
-from box.web.journal_view import GameSummary, player_stats, seats_of
+from box.storage.player_ids import SEATS
+from box.storage.roster import ROSTER_FILE, Roster, load_roster, save_roster
+from box.web.people import player_stats, seats_of
+from box.web.summaries import GameSummary
 from tests import test_web
 from tests.test_web import ORIGIN, Rig, text
 from tests.test_web_control import JudgingRig, box, sent
@@ -54,15 +56,22 @@ def with_roster(world: SimulatedBox, *names: str) -> Roster:
 
 
 def test_a_game_started_from_the_phone_keeps_who_sat_where_by_id(world: SimulatedBox) -> None:
-    roster = with_roster(world, "Ann", "Bob").renamed(person_id("Ann"), "Annie")
+    first = with_roster(world, "Ann", "Bob")
+    ann = first.id_of("Ann")
+    assert ann is not None
+    roster = first.renamed(ann, "Annie")
     save_roster(roster, world.state_dir / ROSTER_FILE)
     judged(world, "roster-changed")
     assert judged(world, "start", game="dead-set", names=["Annie", "P2", "Zed"], options={}) == ""
     game = world.box.lobby.session.record.id
     seats = world.box.journal.get(f"{SEATS}{game}")
-    assert seats[0] == person_id("Ann"), "Annie is the player who was Ann"
+    assert seats[0] == ann, "Annie is the player who was Ann"
     assert seats[1] is None, "a seat left as P2 is nobody"
-    assert seats[2] == roster.with_names([*roster.names, "Zed"]).id_of("Zed"), "a new name: the id it gets on joining"
+    assert len(seats[2]) == 12 and seats[2] not in (ann, roster.id_of("Bob")), "a new name: a new id"
+    assert judged(world, "abandon") == ""
+    assert judged(world, "start", game="dead-set", names=["Bob", "Zed"], options={}) == ""
+    again = world.box.journal.get(f"{SEATS}{world.box.lobby.session.record.id}")
+    assert again == [roster.id_of("Bob"), seats[2]], "off the roster, Zed keeps the id he sat under"
 
 
 def test_merging_from_the_phone_saves_the_roster_and_says_so_on_the_oled(world: SimulatedBox) -> None:
@@ -177,11 +186,16 @@ def journal_forgets_seats(state: Path) -> None:
 def test_renaming_ann_on_the_phone_keeps_her_games(rig: Rig, seat_ids: bool) -> None:
     if not seat_ids:
         journal_forgets_seats(rig.settings.state_dir)
-    save_roster(Roster.checked(["Ann", "Bob"], {}), rig.settings.state_dir / ROSTER_FILE)
     token = rig.pair()
-    ann = person_id("Ann")
+    reply = rig.client.post("/roster", data={"csrf": token, "names": "Ann\nBob"}, headers=ORIGIN)
+    assert reply.status_code == 200
+    first = load_roster(rig.settings.state_dir / ROSTER_FILE)
+    ann, bob = first.id_of("Ann"), first.id_of("Bob")
+    if seat_ids:  # joining the roster, a name keeps the id it sat under
+        sat = [ids for key, ids in rig.app.state.view.history()[1].items() if key.startswith(SEATS)]
+        assert sat and all(ids[0] == ann and ids[1] == bob for ids in sat)
     assert f'name="name.{ann}" value="Ann"' in rig.client.get("/roster").text
-    form = {"csrf": token, f"name.{ann}": "Annie", f"name.{person_id('Bob')}": "Bob", "new": "Cid\n"}
+    form = {"csrf": token, f"name.{ann}": "Annie", f"name.{bob}": "Bob", "new": "Cid\n"}
     reply = rig.client.post("/roster", data=form, headers=ORIGIN)
     assert reply.status_code == 200 and "Saved" in text(reply) and "played as Ann" in text(reply)
     saved = load_roster(rig.settings.state_dir / ROSTER_FILE)
@@ -204,7 +218,8 @@ def test_a_roster_changed_meanwhile_is_not_saved_over(rig: Rig) -> None:
 
 def test_merge_asks_on_the_phone_then_sends_the_box_the_two_ids(box: JudgingRig) -> None:
     token = box.pair()
-    ann, bob = person_id("Ann"), person_id("Bob")
+    roster = load_roster(box.settings.state_dir / ROSTER_FILE)
+    ann, bob = roster.id_of("Ann"), roster.id_of("Bob")
     assert 'id="merge"' in box.client.get("/roster").text
     ask = box.client.get(f"/roster/merge?player={ann}&into={bob}")
     assert ask.status_code == 200 and "Merge Ann into Bob?" in text(ask)
@@ -219,7 +234,7 @@ def test_merge_asks_on_the_phone_then_sends_the_box_the_two_ids(box: JudgingRig)
 
 def test_merging_a_player_into_themselves_or_an_unknown_one_is_refused_on_the_page(box: JudgingRig) -> None:
     token = box.pair()
-    ann = person_id("Ann")
+    ann = load_roster(box.settings.state_dir / ROSTER_FILE).id_of("Ann")
     for player, into, said in ((ann, ann, "Ann cannot be merged into themselves"), ("zz9zz9", ann, "Choose two players")):
         assert said in text(box.client.get(f"/roster/merge?player={player}&into={into}"))
         reply = box.client.post("/roster/merge", data={"csrf": token, "player": player, "into": into}, headers=ORIGIN)

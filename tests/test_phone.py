@@ -61,7 +61,7 @@ def test_enrol_from_the_phone_takes_the_next_tag_on_any_reader(world: SimulatedB
     world.lift("middle")
     assert world.dump()["screen"] == "menu" and world.dump()["notice"] == "Enrolled: Tess Ten"
     assert TagMap.load(world.state_dir / TAGS_FILE).lookup(FRESH_TAG) == ("dead-set", "ds10")
-    assert world.loop.last_tags["middle"] == FRESH_TAG.hex()
+    assert world.loop.last_tags["middle"][0] == FRESH_TAG.hex()
 
 
 def test_a_command_for_a_card_that_is_not_in_the_deck_changes_nothing(world: SimulatedBox) -> None:
@@ -122,7 +122,7 @@ def test_the_state_reaches_a_subscriber_through_the_socket(world: SimulatedBox, 
         assert next(stream)["screen"] == "pair"
         world.put("left", FRESH_TAG)
         seen = next(stream)
-        while seen["last_tags"].get("left") != FRESH_TAG.hex():
+        while (seen["last_tags"].get("left") or {}).get("uid") != FRESH_TAG.hex():
             seen = next(stream)
         world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
         assert world.bus.flush()

@@ -67,3 +67,27 @@ def test_ending_is_refused_with_its_reason_and_changes_nothing(world: SimulatedB
     assert world.dump()["actions"] == actions and world.dump()["over"] is False, "neither press journaled"
     with pytest.raises(ValueError, match="end-session: game must be text"):
         check_command({"cmd": "end-session", "game": 7})
+
+
+def test_what_just_happened_says_each_moment_once_in_the_players_words(world: SimulatedBox, tmp_path: Path) -> None:
+    """No button or roll as a moment ("press OK", "hold DOWN", "roll 2+5"), and the end of a session
+    ended from a phone once: each step's events are told as it is taken, not when the batch is durable."""
+    from box.links.control import ControlServer
+    from box.web.drawings import recent
+
+    world.loop.attach_control(ControlServer(tmp_path / "control.sock", lambda command: None))
+    assert ask(world, "start", game="deck-of-death", names=["Ann", "Bob"], options={}) == ""
+    world.press("ok")
+    world.press("roll")
+    world.press("down", seconds=1.2)  # the scores
+    world.press("back")
+    assert ask(world, "end-session", game="deck-of-death") == ""
+    assert world.bus.flush()
+    assert world.loop.link is not None
+    events = list(world.loop.link.recent)
+    words = recent({"game": "deck-of-death", "events": events}, lambda game, card: card)
+    assert words[0] == "Game over" and words.count("Game over") == 1
+    assert words.count("Yeah... that's enough chaos") == 1
+    raw = ("press ", "hold ", "roll ", "OK on ", "move to ")
+    assert [line for line in words if line.startswith(raw)] == [], words
+    assert [e["event"] for e in events].count("game-over") == 1

@@ -17,10 +17,11 @@ from box.games import GAMES, TITLES
 from box.games.base import Figure, Phone, Press, Rejected, Shown, Step, View
 from box.games.kit import Rulebook
 from box.storage.journal import Journal
-from box.storage.roster import STARTED, Roster, person_id
+from box.storage.player_ids import person_id
+from box.storage.roster import STARTED, Roster
 from box.web.app import WebSettings, create_app
-from box.web.journal_view import GameSummary
 from box.web.stats import CHARTED_NIGHTS, gather
+from box.web.summaries import GameSummary
 
 POINTS = Figure("points", "points")
 QUICKEST = Figure("quickest", "quickest win", "min")

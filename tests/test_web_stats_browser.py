@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from box.games import GAMES, rules_for
-from box.web.journal_view import GameSummary, JournalView
+from box.web.journal_view import JournalView
+from box.web.summaries import GameSummary
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
 

@@ -317,18 +317,39 @@ class GameSession:
 
         The rules' `describe` says it from the states around the action; else the action itself.
         """
-        if self.tail:
-            action = self.tail[-1][1]
-        elif self.base.seq:
-            action = decode(self.journal.action(self.base.seq))
-        else:
+        action = self.newest()
+        if action is None:
             return None
-        label = None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
-        if label:  # a roll is the box's dice: "roll 4+5"
+        label = self.told(action)
+        if label:
             return label
         secret = isinstance(action, Tap) and self.rules.secret(self.state, action.card)
         views = None if self.before is None else (self.rules.view(self.before), self.rules.view(self.state))
         return describe(action, self.deck, secret, views)
+
+    def said_last(self) -> str:
+        """What the last action did in the players' words, for the events and the phone page: the
+        rules' label, else the card played by its name; "" for a bare press or roll (no button
+        names, no dice: a roll has its own event)."""
+        action = self.newest()
+        if action is None:
+            return ""
+        label = self.told(action)
+        if label or not isinstance(action, Tap):
+            return label or ""
+        return describe(action, self.deck, self.rules.secret(self.state, action.card))
+
+    def newest(self) -> Action | None:
+        """The newest action in force, None when there is none."""
+        if self.tail:
+            return self.tail[-1][1]
+        if self.base.seq:
+            return decode(self.journal.action(self.base.seq))
+        return None
+
+    def told(self, action: Action) -> str | None:
+        """The rules' words for the newest action (a roll is the box's dice: none)."""
+        return None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
 
     def undo(self) -> bool:
         """Take back the last action; False when there is none."""

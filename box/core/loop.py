@@ -33,6 +33,7 @@ from box.links.control import ControlCommand, ControlServer
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
+from box.screens.protocol import Card
 from box.storage.journal import JournalCorrupted
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ class BoxLoop:
         self.following: Subscription | None = None  # the phone link's subscription
         self.undo_for: tuple[int, int, int | None] | None = None  # the game's place the undo label was made at
         self.undo: str | None = None
-        self.last_tags: dict[str, str] = {}  # reader -> the last tag laid on it, for the page's Cards
+        self.last_tags: dict[str, tuple[str, Card | None]] = {}  # reader -> the last tag laid on it (UID, card), for the Cards page
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
         self.publish_gap = PUBLISH_GAP  # 0 where the clock is a script's (box/sim/world.py): every pass
@@ -124,7 +125,7 @@ class BoxLoop:
         self.publish_at, self.publish_due = now + self.publish_gap, False
         events = list(self.link.recent) if self.link is not None else []
         health = {
-            "last_tags": dict(self.last_tags),
+            "last_tags": self.seen_tags(),
             "events": events,
             "subscribers": self.box.bus.stats(),
             "set_aside": self.box.set_aside,
@@ -132,6 +133,21 @@ class BoxLoop:
             "mqtt": self.mqtt_status() if self.mqtt_status is not None else None,
         }
         self.control.publish({**self.box.dump(now), **health})  # sent when changed
+
+    def seen_tags(self) -> dict[str, dict[str, Any]]:
+        """The last tag on each reader as the box knew it: its UID and the card it is (its record's, else
+        the tag map's). A card the game in play keeps secret (a face-down recruit) is only "hidden"."""
+        session = self.box.session
+        seen: dict[str, dict[str, Any]] = {}
+        for reader, (uid, card) in self.last_tags.items():
+            hidden = (
+                card is not None
+                and session is not None
+                and card[0] == session.record.name
+                and session.rules.secret(session.state, card[1])
+            )
+            seen[reader] = {"hidden": True} if hidden else {"uid": uid, "card": list(card) if card else None}
+        return seen
 
     def undo_label(self) -> str | None:
         """What the box menu's undo would take back, for a phone to offer; worked out again only when
@@ -166,7 +182,7 @@ class BoxLoop:
                 self.box.take(Pressed(press.button, press.kind), now)
             return
         if isinstance(event, CardPlaced):
-            self.last_tags[event.reader] = event.uid.hex()
+            self.last_tags[event.reader] = (event.uid.hex(), event.card or self.box.tags.lookup(event.uid))
         refused = self.box.take(event, now)
         if isinstance(event, ControlCommand) and event.reply is not None:  # the page waits for what became of it
             event.reply(refused)

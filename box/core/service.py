@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.base.care import ScreenCare
@@ -56,7 +57,7 @@ from box.messages import (
 from box.parts.dice import DiceTray
 from box.parts.game_events import game_events, standing
 from box.parts.identify import CardIdentifier
-from box.parts.lobby import GameStartError, Lobby, main_menu
+from box.parts.lobby import GameStartError, Lobby, journal_sat, main_menu
 from box.parts.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
 from box.parts.phone import Phone
 from box.parts.readers import ReaderWatch
@@ -68,6 +69,7 @@ from box.screens.menu import Confirm, MenuScreen, Picker, Tool
 from box.screens.protocol import Card, Screen
 from box.screens.tools import DiceCup, ShotTimerTool
 from box.storage.journal import Journal, JournalCorrupted, JournalDamaged, StorageError
+from box.storage.player_ids import Sat
 from box.storage.roster import RosterSetAside
 from box.storage.tags import TagMap, TagsSetAside
 from box.words import PressKind, Sound
@@ -124,7 +126,7 @@ class Box:
         menu = MenuScreen(main_menu(journal), lambda choice, now: self.lobby.choose(choice, now))
         self.push(root if root is not None else menu)
         self.root = self.screens[0]  # the bottom of the stack: the main menu, or a command's tool
-        self.seating = Seating(settings, menu, self)
+        self.seating = Seating(settings, menu, self, self.sat)
         self.stick = StickJobs(tags, settings, lambda: self.lobby.loaded_decks(), transfer, self, self.care.input)
         self.readers = ReaderWatch(settings.readers, self, self.care.input)
         tools: dict[Tool, Callable[[float], object]] = {
@@ -331,29 +333,43 @@ class Box:
         self.writer(request)
         return True
 
-    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> None:
-        """A game step was journaled: show and play what it asks for, and publish what happened."""
+    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> Callable[[], None]:
+        """A game step was just taken: what it did is told now (a batch may take more steps before
+        it is durable); the call returned shows, plays and publishes it once the step is journaled."""
+        session = self.session
+        events = game_events(session, before) if session is not None else []
+        return partial(self.journaled, step, now, events)
+
+    def journaled(self, step: Step, now: float, events: list[Event]) -> None:
+        """A game step is durable: show and play what it asks for, and publish what happened."""
         self.notices.clear()
         self.sounds.extend(Sound(sound) for sound in step.sounds)
         if isinstance(step.timer, Chug):
             self.timer.open().start_chug(now)
         elif isinstance(step.timer, Countdown):
             self.timer.open().start_countdown(step.timer.seconds, now)
-        session = self.session
-        if session is not None:
-            for event in game_events(session, before):
-                self.publish(event)
+        for event in events:
+            self.publish(event)
+
+    def sat(self) -> Sat:
+        """Who sat at the journal's games; nobody while the journal cannot be read (a new id is random,
+        48 bits: the check against the seats is what makes a clash impossible, not merely unlikely)."""
+        try:
+            return journal_sat(self.journal)
+        except StorageError as problem:
+            log.warning("the seats' ids not read: %s", problem)
+            return Sat()
 
     def undo(self, now: float) -> None:
         session = self.session
-        label = session.last_action() if session is not None else None
+        said = session.said_last() if session is not None else ""  # in the players' words, for the events
         if session is None or not session.undo():
             self.reject(NOTHING_TO_UNDO, now)
             return
         self.say("Undone", now)
         self.play(Sound.CLICK)
         self.publish(standing(session))
-        self.publish(Undone(session.record.name, label or ""))
+        self.publish(Undone(session.record.name, said))
 
     def open_box_menu(self) -> None:
         """The long-BACK menu: undo (after its question), abandon the game, pairing a phone, the phone page, the sound."""

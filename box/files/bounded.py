@@ -39,12 +39,18 @@ def read_bounded(
     error: type[FileProblem] = FileProblem,
     what: str = "file",
     missing: bytes | None = None,
+    tail: bool = False,
 ) -> bytes:
     """The bytes of the regular file at `path`, at most `limit` of them; else `error`, one line.
 
     A missing file gives `missing` when it is not None. A link, a folder, a FIFO, a device, a
     file over the limit and a file the storage will not read are refused; a refusal caused by
     the storage itself (an I/O error, permissions) has `storage_fault` set: the file may be fine.
+    With `tail`, a longer file is not refused: its last `limit` bytes are read (a log, a history).
+
+    >>> import tempfile; path = Path(tempfile.mkdtemp()) / "log"; _ = path.write_bytes(b"one\\ntwo\\n")
+    >>> read_bounded(path, 4, tail=True)
+    b'two\\n'
     """
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -61,6 +67,8 @@ def read_bounded(
         kind = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(kind):
             raise error(path, f"{_kind_of(kind)}, not a file")
+        if tail:
+            os.lseek(descriptor, max(0, os.fstat(descriptor).st_size - limit), os.SEEK_SET)
         chunks, count = [], 0
         while count <= limit:
             chunk = os.read(descriptor, min(CHUNK, limit + 1 - count))
@@ -69,7 +77,9 @@ def read_bounded(
             chunks.append(chunk)
             count += len(chunk)
         if count > limit:
-            raise error(path, f"larger than {limit} bytes: not such a {what}")
+            if not tail:
+                raise error(path, f"larger than {limit} bytes: not such a {what}")
+            return b"".join(chunks)[-limit:]  # it grew while read: its newest bytes
         return b"".join(chunks)
     except OSError as problem:
         raise error(path, f"cannot read it: {problem.strerror or problem}", storage_fault=True) from None

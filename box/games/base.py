@@ -244,6 +244,26 @@ class Phone:
     ends_with: tuple[Press, ...] = ()
 
 
+def open_dump(dump: dict[str, Any]) -> dict[str, Any]:
+    """A game with nothing face down: its whole dump is the table's."""
+    return dump
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """What of a game the table may not see, declared once by the game: `kept` says it in a player's
+    words ("" when every card the box knows lies face up), `hide` takes it out of a state dump. Every
+    reader of the state goes through `hide` (`Rules.public`): the dump the box publishes on its control
+    socket (the page, `gravebox mqtt`), the page's own rebuild of a game, so the history and exports too.
+
+    >>> Secrets().hide({"card": "x"}), Secrets("a face-down card", lambda dump: {}).hide({"card": "x"})
+    ({'card': 'x'}, {})
+    """
+
+    kept: str = ""
+    hide: Callable[[dict[str, Any]], dict[str, Any]] = open_dump
+
+
 class Rules(Protocol[S]):
     """What the box needs of a game package's `RULES`; `S` is the game's state type."""
 
@@ -254,6 +274,7 @@ class Rules(Protocol[S]):
     options: tuple[Option, ...]
     figures: tuple[Figure, ...]  # what `figures_of` counts for each player, in the history's order
     phone: Phone  # what the phone page draws of a game in play
+    secrets: Secrets  # what the table may not see of the game's state dump
 
     def load_deck(self, directory: Path | str | None = None) -> Deck:
         """The game's deck from `<directory>/<name>.csv`, or the built-in one."""
@@ -284,6 +305,9 @@ class Rules(Protocol[S]):
 
     def dump(self, state: S) -> dict[str, Any]:
         """JSON-ready keys: `current_player`, `over`, `winners` and the game's own keys."""
+
+    def public(self, state: S) -> dict[str, Any]:
+        """The dump as the table may see it: `secrets` taken out. What leaves the box's loop."""
 
     def figures_of(self, state: S) -> Figures:
         """Each player's value of every declared figure, in `figures` order: {player: {key: value}}."""

@@ -25,7 +25,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from box.decks.codec import Deck
 from box.events import Event
-from box.games.base import Action, Figure, Figures, Option, Phone, Rejected, Setup, Step, View
+from box.games.base import Action, Figure, Figures, Option, Phone, Rejected, Secrets, Setup, Step, View
 from box.words import LINE_CHARS, TEXT_LINES
 
 S = TypeVar("S")  # a game's state
@@ -92,6 +92,11 @@ class Rulebook(Generic[S]):
     figures: tuple[Figure, ...] = field(kw_only=True)  # each player's numbers, in the history's order
     figures_of: Callable[[S], Figures] = field(kw_only=True)  # {player: {figure key: value}}, pure
     phone: Phone = field(kw_only=True)  # what the phone page draws of a game in play
+    secrets: Secrets = field(default=Secrets(), kw_only=True)  # what the table may not see of the dump
+
+    def public(self, state: S) -> dict[str, Any]:
+        """The dump as the table may see it: the game's `secrets` taken out."""
+        return self.secrets.hide(self.dump(state))
 
     @property
     def min_players(self) -> int:

@@ -18,7 +18,7 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
     game, rules, state = session.record.name, session.rules, session.state
     after = rules.dump(state)
     player, figures = after.get("current_player"), rules.figures_of(state)
-    events: list[Event] = [ActionAccepted(game, session.last_action() or "", before.get("current_player"))]
+    events: list[Event] = [ActionAccepted(game, session.said_last(), before.get("current_player"))]
     events += rules.events(session.before, state) if session.before is not None else ()
     if player is not None and player != before.get("current_player"):
         events.append(TurnPassed(game, player))
@@ -26,7 +26,9 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
         events.append(Standing(game, player, figures))
     if after.get("over") and not before.get("over"):
         winners = tuple(after.get("winners", ()))
-        events.append(GameOver(game, rules.title, session.players, winners, figures, session.record.id, session.count))
+        events.append(GameOver(
+            game, rules.title, session.players, winners, figures, session.record.id, session.count, session.last_seq or 0
+        ))
     return events
 
 

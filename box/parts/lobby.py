@@ -36,7 +36,8 @@ from box.parts.game_events import standing
 from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
 from box.storage.journal import Journal, JournalCorrupted, StorageError
-from box.storage.roster import DATED, SEATS, STARTED, UPLOADED_DECKS
+from box.storage.player_ids import SEATS, Sat, seated_ids
+from box.storage.roster import DATED, STARTED, UPLOADED_DECKS
 
 if TYPE_CHECKING:
     from box.base.settings import Settings
@@ -222,11 +223,12 @@ class Lobby:
             record_id = self.journal.start_game(game, names, values, str(folder) if folder else None)
             self.journal.put(f"{STARTED}{record_id}", self.settings.clock.stamp())
             self.journal.put(f"{DATED}{record_id}", self.settings.clock.source())  # which clock said so
-        if self.settings.clock.source() == UNSYNCHRONISED:
-            self.undated.append(record_id)
-            self.journal.put(f"{SEATS}{record_id}", self.settings.roster.seat_ids(names))  # players by id: a rename keeps them
+            ids = self.settings.roster.seat_ids(names, journal_sat(self.journal))
+            self.journal.put(f"{SEATS}{record_id}", ids)  # players by id: a rename keeps them
             self.journal.put(f"{TABLE}{game}", {"players": len(names), "names": names, "options": dict(values)})
             self.journal.put(LAST_GAME, game)
+        if self.settings.clock.source() == UNSYNCHRONISED:
+            self.undated.append(record_id)
         record = self.journal.unfinished_game()
         assert record is not None and record.id == record_id
         session = GameSession(rules, deck, record, self.journal)
@@ -306,7 +308,7 @@ class Lobby:
 
         path = self.settings.state_dir / TAGS_FILE if self.settings.state_dir is not None else None
         deck = self.deck(game)
-        walked = all(self.tags.uid_of(game, card_id) is not None for card_id in deck.cards)
+        walked = all(self.tags.enrolled_uid(game, card_id) is not None for card_id in deck.cards)
         self.table.push(
             Enrolment(
                 game,
@@ -318,3 +320,8 @@ class Lobby:
                 every_card=walked,  # every card has a tag already: walk the deck again from the top
             )
         )
+
+
+def journal_sat(journal: Journal) -> Sat:
+    """Who sat at the journal's games (box.storage.roster.Sat): new players' ids are judged against it."""
+    return Sat(frozenset(seated_ids(journal.values_under(SEATS))), journal.seated_names(SEATS))

@@ -26,7 +26,6 @@ import socket
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.errors import FileProblem
@@ -35,6 +34,7 @@ from box.games.base import Rejected, Step, View
 from box.messages import ControlCommand, Refused
 from box.screens.game import GameHost
 from box.screens.protocol import BaseScreen, Card
+from box.storage.player_ids import SEATS
 from box.storage.roster import PLAYER, ROSTER_FILE, Roster, player_name, save_roster
 from box.storage.roster import load_roster as read_roster
 from box.storage.tags import TAGS_FILE, TagMap, simulated_uid
@@ -327,7 +327,7 @@ class Phone:
                 before = session.dump()
                 step = session.apply(press)
                 assert isinstance(step, Step)  # the rules are pure: taken when tried, taken now
-                self.journal.on_commit(partial(self.host.accepted, step, now, before))
+                self.journal.on_commit(self.host.accepted(step, now, before))  # told as each is taken
 
     def journal_command(self, command: ControlCommand) -> None:
         """Keep the command (never a pairing code) in the journal before carrying it out."""
@@ -401,7 +401,8 @@ class Phone:
             raise Refused("Roster unreadable: not merged")
         source, kept = roster.person(player), roster.person(into)
         try:
-            merged = roster.merged(player, into)
+            seats = [ids for ids in self.journal.values_under(SEATS).values() if isinstance(ids, list)]
+            merged = roster.merged(player, into, seats)
             if self.settings.state_dir is not None:
                 save_roster(merged, self.settings.state_dir / ROSTER_FILE)
         except ValueError as problem:

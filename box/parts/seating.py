@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from box.games.base import View
 from box.screens.menu import MenuScreen, Picker
 from box.screens.protocol import BaseScreen, StackHost
+from box.storage.player_ids import Sat
 from box.storage.roster import MAX_NAME_LENGTH, MAX_NAMES, ROSTER_FILE, player_name, save_roster
 from box.words import PressKind, Sound
 
@@ -126,8 +127,11 @@ class LetterPicker(BaseScreen):
 class Seating:
     """Who sits where at the setup on the main menu: tokens that joined, the roster's names, names spelt."""
 
-    def __init__(self, settings: Settings, menu: MenuScreen, host: StackHost):
-        self.settings, self.menu, self.host = settings, menu, host
+    def __init__(
+        self, settings: Settings, menu: MenuScreen, host: StackHost, sat: Callable[[], Sat] = Sat
+    ):
+        """`sat`: who sat at the journal's games (a new player's id is judged against it)."""
+        self.settings, self.menu, self.host, self.sat = settings, menu, host, sat
         self.joined: list[str] = []  # names whose player token was laid on a reader at this setup
         self.last: tuple[str, ...] = ()  # who sat at this game last time, in their seats
 
@@ -216,7 +220,7 @@ class Seating:
         names = remembered(settings.known_names, seated)
         if names == settings.known_names:  # nothing new (a config file's names stay the config file's)
             return
-        settings.roster = settings.roster.with_names(names)  # a known name keeps its player (their id)
+        settings.roster = settings.roster.with_names(names, self.sat())  # a known name keeps its player (their id)
         if settings.state_dir is None:
             return
         try:

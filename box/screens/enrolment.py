@@ -100,7 +100,7 @@ class Enrolment(BaseScreen):
         elif every_card:
             done = set()  # from the first card
         else:
-            done = {card_id for card_id in self.ids if tags.uid_of(game, card_id) is not None}
+            done = {card_id for card_id in self.ids if tags.enrolled_uid(game, card_id) is not None}
         self.cursor = next((i for i, card_id in enumerate(self.ids) if card_id not in done), len(self.ids))
         self.notice = ""
         self.notice_until = 0.0
@@ -122,7 +122,8 @@ class Enrolment(BaseScreen):
         return self.ids[self.cursor] if self.cursor < len(self.ids) else None
 
     def has_tag(self, card_id: str) -> bool:
-        return self.tags.uid_of(self.game, card_id) is not None
+        """The card has a tag the tag map file keeps (the page counts the same)."""
+        return self.tags.enrolled_uid(self.game, card_id) is not None
 
     @property
     def done(self) -> int:
@@ -295,7 +296,7 @@ class Enrolment(BaseScreen):
             lines = ["Every card walked", f"{missing} without a tag" if missing else "All cards have tags"]
             lines.append("OK: to the missing" if missing else "BACK: done")
         else:
-            uid = self.tags.uid_of(self.game, card_id)
+            uid = self.tags.enrolled_uid(self.game, card_id)
             lines = [
                 f"{self.place()}:",
                 self.deck.name_of(card_id),
@@ -316,6 +317,7 @@ class Enrolment(BaseScreen):
                 "current": self.current,
                 "done": self.done,
                 "total": len(self.ids),
+                "again": self.every_card,  # walking a deck whose every card has a tag: `done` counts this walk's
                 "notice": self.notice,
             }
         }

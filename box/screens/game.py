@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 class GameHost(Host, Protocol):
     """What the game screen needs of the Box besides a screen's host: to show and publish an accepted step."""
 
-    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> None: ...
+    def accepted(self, step: Step, now: float, before: dict[str, Any]) -> Callable[[], None]:
+        """The step just taken, told at once; the call returned shows and publishes it once journaled."""
 
 
 class GameScreen(BaseScreen):
@@ -71,7 +72,7 @@ class GameScreen(BaseScreen):
         if isinstance(result, Rejected):
             self.game_host.reject(result.reason, now)
         else:  # inside a batch (a roll), once it is durable
-            self.session.journal.on_commit(lambda: self.game_host.accepted(result, now, before))
+            self.session.journal.on_commit(self.game_host.accepted(result, now, before))
 
     def view(self, now: float) -> View:
         view = self.session.rules.view(self.session.state)
@@ -84,7 +85,7 @@ class GameScreen(BaseScreen):
             "players": list(session.players),
             "options": dict(session.record.options),
             "actions": session.count,
-            **session.dump(),
+            **session.rules.public(session.state),  # the game's secrets stay at the table
         }
 
 

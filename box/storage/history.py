@@ -20,17 +20,22 @@ written before players had ids reads with none (`ids` empty).
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import math
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from box.errors import FileProblem
 from box.events import Event, GameOver
+from box.files.bounded import read_bounded
 from box.games import rules_for
 
 log = logging.getLogger(__name__)
@@ -54,6 +59,7 @@ class Played(NamedTuple):
     declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
     ids: tuple[str | None, ...] = ()  # each seat's player id (box/storage/roster.py; None: a seat left as P3); () before ids
     clock: str = ""  # the clock `ended` came from (box/base/wallclock.py: network, phone, unsynchronised); "" before
+    last: int = 0  # the journal's number of the game's newest action in force as it ended; 0 in an older line
 
 
 Seats = Callable[[int], Sequence[str | None] | None]
@@ -82,14 +88,14 @@ class History:
             ids = tuple(item if isinstance(item, str) else None for item in self.seats(event.number) or ())
             append(self.path, Played(event.number, event.game, event.title, event.players, event.winners, figures,
                                      self.clock(), event.actions, declared, ids if len(ids) == len(event.players) else (),
-                                     self.source()))
+                                     self.source(), event.last))
 
 
 def journaled_seats(journal: Path) -> Seats:
     """`History`'s `seats` read from the journal file (the lobby keeps them as a game starts): a short
     read-only look of its own, as the subscriber's thread may not use the loop's connection. None
     when the journal cannot say (logged): the line goes without ids."""
-    from box.storage.roster import SEATS
+    from box.storage.player_ids import SEATS
 
     def seats(number: int) -> list[str | None] | None:
         try:
@@ -105,12 +111,15 @@ def journaled_seats(journal: Path) -> Seats:
 
 
 def append(path: Path, played: Played) -> None:
-    """Add `played` as one line, durably; never through a link (OSError when the file cannot be written)."""
+    """Add `played` as one line, durably; never through a link nor into a FIFO (OSError when the file
+    cannot be written)."""
     line = json.dumps(played._asdict(), separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
     if len(line) > MAX_LINE:
         raise ValueError(f"{path.name}: game {played.number}'s summary is over {MAX_LINE} bytes")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)  # the umask decides
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)  # the umask decides
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted there: never blocked on
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         os.write(fd, line)
         os.fsync(fd)
     finally:
@@ -118,28 +127,33 @@ def append(path: Path, played: Played) -> None:
 
 
 def read(path: Path, limit: int = MAX_READ) -> list[Played]:
-    """The newest games of the history, oldest first: at most `limit` bytes from the file's end are read."""
+    """The newest games of the history, oldest first: at most `limit` bytes from the file's end are read.
+
+    The file is a cache of the journal: a line its codec refuses (`decode`) is left out, and the page
+    replays that game instead; a link, a folder or a FIFO there is read as no history (logged once).
+    """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
+        data = read_bounded(path, limit, what="history", missing=b"", tail=True)
+    except FileProblem as problem:
+        log.warning("%s", problem)
         return []
-    try:
-        size = os.fstat(fd).st_size
-        start = max(0, size - limit)
-        os.lseek(fd, start, os.SEEK_SET)
-        data = os.read(fd, min(size, limit))
-    finally:
-        os.close(fd)
     lines = data.split(b"\n")
-    if start:
-        lines = lines[1:]  # the first line was cut by the limit
-    games = []
+    if len(data) == limit:
+        lines = lines[1:]  # the first line may be cut by the limit
+    games, skipped, first = [], 0, ""
     for line in lines:
-        if line.strip():
-            try:
-                games.append(decode(json.loads(line)))
-            except (ValueError, TypeError, KeyError, RecursionError) as problem:  # RecursionError: nested too deep
-                log.warning("%s: a line skipped (%s)", path.name, problem)
+        if not line.strip():
+            continue
+        if not line.startswith(b"{"):  # junk is told cheaply: megabytes of it cost milliseconds
+            skipped, first = skipped + 1, first or "not an object"
+            continue
+        try:
+            games.append(decode(json.loads(line)))
+        except (ValueError, TypeError, KeyError, RecursionError) as problem:  # RecursionError: nested too deep
+            skipped += 1
+            first = first or str(problem)[:80]
+    if skipped:
+        log.warning("%s: %d line(s) left out, their games replayed (the first: %s)", path.name, skipped, first)
     return games
 
 
@@ -159,11 +173,19 @@ def decode(data: Any) -> Played:
         for row in declared
     ):
         raise ValueError("actions or declared of the wrong kind")
+    if not all(isinstance(name, str) for name in (*players, *winners)) or not set(winners) <= set(players):
+        raise ValueError("a winner who did not play")
+    if not all(isinstance(row, dict) for row in figures.values()):
+        raise ValueError("figures of the wrong kind")
     clean = {
-        str(player): {str(key): value for key, value in row.items() if isinstance(value, int | float)}
+        str(player): {str(key): value for key, value in row.items() if finite(value)}
         for player, row in figures.items()
-        if isinstance(row, dict)
     }
+    if any(len(row) != len(figures[player]) for player, row in clean.items()):
+        raise ValueError("a figure that is not a finite number")
+    last = data.get("last", 0)  # none in a line written before
+    if not isinstance(last, int) or isinstance(last, bool) or last < 0:
+        raise ValueError("last of the wrong kind")
     figures_declared = tuple({key: row[key] for key in ("key", "label", "adds")} for row in declared)
     ids = data.get("ids", [])  # none in a line written before players had ids
     if not isinstance(ids, list) or (ids and len(ids) != len(players)) or not all(
@@ -174,6 +196,14 @@ def decode(data: Any) -> Played:
     if not isinstance(clock, str):
         raise ValueError("clock of the wrong kind")
     return Played(
-        number, game, title, tuple(map(str, players)), tuple(map(str, winners)), clean, ended, actions, figures_declared,
-        tuple(ids), clock,
+        number, game, title, tuple(players), tuple(winners), clean, ended, actions, figures_declared, tuple(ids), clock, last
     )
+
+
+def finite(value: object) -> bool:
+    """A figure's value: a whole or finite number (never a bool, NaN or infinity).
+
+    >>> finite(3), finite(6.85), finite(float("inf")), finite(float("nan")), finite(True), finite("3")
+    (True, True, False, False, False, False)
+    """
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

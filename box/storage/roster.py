@@ -25,7 +25,6 @@ ValueError: names: 'ann' is there twice
 
 from __future__ import annotations
 
-import binascii
 import json
 import logging
 import re
@@ -38,6 +37,8 @@ from typing import Any
 from box.errors import ConfigError
 from box.files.bounded import read_bounded, sync_folder, unique_name, write_atomically
 from box.files.text import decode_text
+from box.storage import player_ids
+from box.storage.player_ids import NOBODY, PERSON_ID, Sat
 from box.words import unshown
 
 log = logging.getLogger(__name__)
@@ -47,10 +48,8 @@ PLAYER = "player"  # the tag map's "game" of a player token; its "card" is a ros
 UPLOADED_DECKS = "decks"  # decks uploaded from the phone: <state dir>/decks/<game>.csv
 STARTED = "started."  # the journal's box value "started.<game id>": when that game began (local time)
 DATED = "dated."  # "dated.<game id>": the clock "started.<game id>" came from (box/base/wallclock.py: network, phone, unsynchronised)
-SEATS = "seats."  # the journal's box value "seats.<game id>": each seat's player id (null: a seat left as P3)
 MAX_NAMES = 24
 MAX_FORMER = 16  # names (and merged ids) a player keeps: the oldest go first
-PERSON_ID = re.compile(r"[0-9a-z]{4,16}")
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # "P3": a seat nobody named, nobody's
 MAX_NAME_LENGTH = 16  # a name must fit a line of the OLED beside a score
 MAX_ROSTER_BYTES = 64 * 1024
@@ -88,23 +87,6 @@ def player_name(text: str, known: Iterable[str] = ()) -> str:
         )
     folded = name.casefold()
     return next((other for other in known if other.casefold() == folded), name)
-
-
-def person_id(name: str, taken: Iterable[str] = ()) -> str:
-    """A new player's id: six letters and digits made from the name, so that every reader of an old
-    roster gives its players the same ids; another when that one is `taken`.
-
-    >>> person_id("Ann") == person_id("ann"), len(person_id("Ann")), person_id("Ann", [person_id("Ann")]) != person_id("Ann")
-    (True, 6, True)
-    """
-    used = set(taken)
-    salt = 0
-    while True:
-        seed = name.casefold() if not salt else f"{name.casefold()}#{salt}"
-        made = f"{binascii.crc32(seed.encode()) & 0xFFFFFF:06x}"  # not hashlib: OpenSSL at the box's start
-        if made not in used:
-            return made
-        salt += 1
 
 
 @dataclass(frozen=True)
@@ -147,16 +129,18 @@ def kept_names(names: Iterable[str], without: str) -> tuple[str, ...]:
     return tuple(kept[-MAX_FORMER:])
 
 
-def people_for(names: Sequence[str], known: Sequence[Person] = ()) -> tuple[Person, ...]:
-    """A player for each name: the `known` one of that (current) name, else a new one with a new id."""
+def people_for(names: Sequence[str], known: Sequence[Person] = (), sat: Sat | None = NOBODY) -> tuple[Person, ...]:
+    """A player for each name: the `known` one of that (current) name, else a new one, with the id the
+    name sat under at the journal's games (`sat`), else a new id none of the known players' nor the
+    seats'; `sat=None`: the id an old roster of names gave (`person_id`), for a file of that form."""
     by_name = {person.name.casefold(): person for person in known}
-    taken = {person_id for person in known for person_id in person.ids}
+    used = {person_id for person in known for person_id in person.ids}
     people = []
     for name in names:
         person = by_name.get(name.casefold()) if isinstance(name, str) else None
         if person is None:
-            person = Person(person_id(str(name), taken), name)
-        taken.update(person.ids)
+            person = Person(player_ids.person_id(str(name), used) if sat is None else sat.id_for(str(name), used), name)
+        used.update(person.ids)
         people.append(replace(person, name=name))
     return tuple(people)
 
@@ -164,7 +148,8 @@ def people_for(names: Sequence[str], known: Sequence[Person] = ()) -> tuple[Pers
 @dataclass(frozen=True)
 class Roster:
     """The players in seating order (`people`; `names` are their current names) and
-    `defaults[game][option] = value`. `Roster(("Ann", "Bob"))` gives each name a new player."""
+    `defaults[game][option] = value`. `Roster(("Ann", "Bob"))` gives each name a player as an old roster
+    of names did (`person_id`); every player added to a roster gets a random id (`new_id`)."""
 
     names: tuple[str, ...] = ()
     defaults: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -174,14 +159,19 @@ class Roster:
         if self.people:
             object.__setattr__(self, "names", tuple(person.name for person in self.people))
         elif self.names:
-            object.__setattr__(self, "people", people_for(self.names))
+            object.__setattr__(self, "people", people_for(self.names, sat=None))
 
     @classmethod
     def checked(
-        cls, names: Sequence[str], defaults: Mapping[str, Mapping[str, str]], known: Sequence[Person] = ()
+        cls,
+        names: Sequence[str],
+        defaults: Mapping[str, Mapping[str, str]],
+        known: Sequence[Person] = (),
+        sat: Sat | None = NOBODY,
     ) -> Roster:
         """A roster from untrusted input; ValueError says what is wrong ("field: problem"). A name
-        of one of the `known` players keeps that player (their id, their former names)."""
+        of one of the `known` players keeps that player (their id, their former names); a new one gets
+        the id its name sat under, else a new one (`people_for`; `sat`: the journal's seats)."""
         if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
             raise ValueError("names: must be a list of names")
         cleaned: list[str] = []
@@ -197,7 +187,7 @@ class Roster:
             cleaned.append(name)
             if len(cleaned) > MAX_NAMES:
                 raise ValueError(f"names: at most {MAX_NAMES} names")
-        return cls(people=people_for(cleaned, known), defaults=checked_defaults(defaults))
+        return cls(people=people_for(cleaned, known, sat), defaults=checked_defaults(defaults))
 
     @classmethod
     def of_people(cls, players: Any, defaults: Mapping[str, Mapping[str, str]]) -> Roster:
@@ -232,29 +222,31 @@ class Roster:
         now = next((person for person in self.people if person.name.casefold() == folded), None)
         return now or next((person for person in self.people if person.answers_to(name)), None)
 
-    def seat_ids(self, names: Sequence[str]) -> list[str | None]:
-        """Each seat's player id for a game about to start: the roster's player of that name, else the
-        id a new player of that name gets (`with_names`), None for a seat left as P3.
+    def seat_ids(self, names: Sequence[str], sat: Sat = NOBODY) -> list[str | None]:
+        """Each seat's player id for a game about to start: the roster's player of that name, else the id
+        the name sat under at the journal's games (`sat`), else a new id none of the roster's nor the
+        seats', None for a seat left as P3.
 
         >>> roster = Roster(("Ann",))
-        >>> ids = roster.seat_ids(["Ann", "P2", "Cid"])
-        >>> ids[0] == roster.id_of("Ann"), ids[1], ids[2] == roster.with_names(["Ann", "Cid"]).id_of("Cid")
-        (True, None, True)
+        >>> ids = roster.seat_ids(["Ann", "P2", "Cid", "Dee"], Sat(frozenset(), {"cid": "c1d2e3f4a5b6"}))
+        >>> ids[0] == roster.id_of("Ann"), ids[1], ids[2], len(ids[3])
+        (True, None, 'c1d2e3f4a5b6', 12)
         """
-        taken = {person_id for person in self.people for person_id in person.ids}
+        used = {person_id for person in self.people for person_id in person.ids}
         ids: list[str | None] = []
         for name in names:
             if UNNAMED_SEAT.fullmatch(name):
                 ids.append(None)
                 continue
             known = self.id_of(name)
-            ids.append(known if known is not None else person_id(name, taken))
-            taken.add(ids[-1] or "")
+            ids.append(known if known is not None else sat.id_for(name, used))
+            used.add(ids[-1] or "")
         return ids
 
-    def with_names(self, names: Sequence[str]) -> Roster:
-        """The roster with these players in this order: a known name keeps its player, a new one is a new player."""
-        return replace(self, people=people_for(names, self.people))
+    def with_names(self, names: Sequence[str], sat: Sat = NOBODY) -> Roster:
+        """The roster with these players in this order: a known name keeps its player, a new one is a new
+        player, with the id its name sat under, else a new one (`sat`: the journal's seats)."""
+        return replace(self, people=people_for(names, self.people, sat))
 
     def renamed(self, person_id: str, name: str) -> Roster:
         """Player `person_id` called `name` from now on; their old name joins their former names.
@@ -271,10 +263,12 @@ class Roster:
         changed = replace(person, name=name, former=kept_names((*person.former, person.name), name))
         return replace(self, people=tuple(changed if p is person else p for p in self.people))
 
-    def edited(self, names: Sequence[tuple[str, str]], new: Sequence[str], defaults: Mapping[str, Any]) -> Roster:
+    def edited(
+        self, names: Sequence[tuple[str, str]], new: Sequence[str], defaults: Mapping[str, Any], sat: Sat = NOBODY
+    ) -> Roster:
         """The roster as the phone page's form left it, from untrusted input: `names` (id, name) for the
         players kept, in their order (a changed name is a rename; a player left out leaves the roster),
-        then the `new` names as new players; ValueError says what is wrong.
+        then the `new` names as new players (their ids as `people_for` gives them); ValueError says what is wrong.
 
         >>> roster = Roster(("Bo", "Cid"))
         >>> edited = roster.edited([(roster.id_of("Bo"), "Bob")], ["Dee", ""], {})
@@ -299,7 +293,7 @@ class Roster:
         twice = next((name for name in added.names if name.casefold() in map(str.casefold, everyone)), None)
         if twice is not None:
             raise ValueError(f"names: {twice!r} is there twice")
-        people = people_for([*everyone, *added.names], kept)
+        people = people_for([*everyone, *added.names], kept, sat)
         if len(people) > MAX_NAMES:
             raise ValueError(f"names: at most {MAX_NAMES} names")
         try:
@@ -308,13 +302,17 @@ class Roster:
             raise ValueError(str(problem).replace("players:", "names:")) from None
         return Roster(people=people, defaults=added.defaults)
 
-    def merged(self, source_id: str, into_id: str) -> Roster:
+    def merged(self, source_id: str, into_id: str, seats: Iterable[Sequence[str | None]] = ()) -> Roster:
         """Player `source_id` merged into `into_id`: the one left keeps the other's names as former names
-        and their ids, so their games count as its own. ValueError says why not.
+        and their ids, so their games count as its own. ValueError says why not: two players who sat
+        at one game (`seats`: each game's seat ids, the journal's) are two people.
 
-        >>> roster = Roster(("Bo", "Bob")).merged(person_id("Bo"), person_id("Bob"))
-        >>> roster.names, roster.people[0].former, roster.person(person_id("Bo")).name
+        >>> roster = Roster(("Bo", "Bob")).merged(player_ids.person_id("Bo"), player_ids.person_id("Bob"))
+        >>> roster.names, roster.people[0].former, roster.person(player_ids.person_id("Bo")).name
         (('Bob',), ('Bo',), 'Bob')
+        >>> Roster(("Bo", "Bob")).merged(player_ids.person_id("Bo"), player_ids.person_id("Bob"), [[player_ids.person_id("Bob"), player_ids.person_id("Bo")]])
+        Traceback (most recent call last):
+        ValueError: Bo and Bob sat at the same game: two players
         """
         source, into = self.person(source_id), self.person(into_id)
         if source is None or into is None:
@@ -322,6 +320,8 @@ class Roster:
             raise ValueError(f"no player {missing[:20]!r} in the roster")
         if source is into:
             raise ValueError(f"{source.name} cannot be merged into themselves")
+        if any(set(source.ids) & set(game) and set(into.ids) & set(game) for game in seats):
+            raise ValueError(f"{source.name} and {into.name} sat at the same game: two players")
         kept = replace(
             into,
             former=kept_names((*into.former, *source.former, source.name), into.name),
@@ -408,7 +408,7 @@ def parse_roster(data: bytes, path: Path | str) -> Roster:
     >>> parse_roster(b'{"names": 5}', "roster.json")
     Traceback (most recent call last):
     box.errors.ConfigError: roster.json: names: must be a list of names
-    >>> parse_roster(b'{"names": ["Ann"]}', "roster.json").people[0].id == person_id("Ann")
+    >>> parse_roster(b'{"names": ["Ann"]}', "roster.json").people[0].id == player_ids.person_id("Ann")
     True
     """
     return decode_roster(data, path)[0]
@@ -435,7 +435,8 @@ def decode_roster(data: bytes, path: Path | str) -> tuple[Roster, bool]:
     try:
         if "players" in found:
             return Roster.of_people(found["players"], found.get("defaults", {})), False
-        return Roster.checked(found.get("names", []), found.get("defaults", {})), "names" in found
+        old_form = "names" in found  # its players get the ids every reader of it gives them
+        return Roster.checked(found.get("names", []), found.get("defaults", {}), sat=None), old_form
     except ValueError as problem:
         raise ConfigError(path, str(problem)) from None
 

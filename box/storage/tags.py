@@ -332,6 +332,16 @@ class TagMap:
                 return uid
         return None
 
+    def enrolled_uid(self, game: str, card_id: str) -> bytes | None:
+        """The card's tag as the tag map file holds it: not the simulator's made-up one (never saved).
+
+        >>> tags = TagMap({simulated_uid("g", "1"): ("g", "1"), b"A": ("g", "2")})
+        >>> tags.enrolled_uid("g", "1"), tags.enrolled_uid("g", "2")
+        (None, b'A')
+        """
+        uid = self.uid_of(game, card_id)
+        return None if uid is None or uid == simulated_uid(game, card_id) else uid
+
     def enrol(self, uid: bytes, game: str, card_id: str) -> None:
         """Map a tag; a tag that already belongs to another card raises ValueError naming it."""
         owner = self.cards.get(uid)

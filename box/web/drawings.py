@@ -51,7 +51,7 @@ def said(event: dict[str, Any], name_of: Callable[[str | None, str], str]) -> st
     if kind == "action-accepted":
         return str(event.get("words") or "") or None
     if kind == "undone":
-        return f"Undone: {event.get('words')}"
+        return f"Undone: {event['words']}" if event.get("words") else "Undone"
     if kind == "dice-rolled" and isinstance(event.get("faces"), list) and len(event["faces"]) == 2:
         first, second = event["faces"]
         return f"Dice: {first} + {second} = {first + second}"

@@ -6,7 +6,7 @@ URL-encoded>`: the game (matched by name), the date, the location and each playe
 name), with the winners marked. The box's games keep figures rather than one score, so a play is
 sent without points (`noPoints`), its figures in the comment.
 
->>> from box.web.journal_view import GameSummary
+>>> from box.web.summaries import GameSummary
 >>> game = GameSummary(4, "g", ("Ann", "Bob"), {}, True, "2026-12-01 21:00", 9, True, ("Bob",))
 >>> link = bgstats_link(game, "Tombola", "gravebox")
 >>> link.startswith(BGSTATS)
@@ -25,7 +25,7 @@ import urllib.parse
 from typing import Any
 
 from box.web.drawings import per
-from box.web.journal_view import GameSummary
+from box.web.summaries import GameSummary
 
 BGSTATS = "https://app.bgstatsapp.com/createPlay.html?data="
 SOURCE = "Gravebox"

@@ -30,115 +30,46 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from box.base.session import StateCodec, decode, fold
+from box.base.session import fold
+from box.base.timer import ShotTimer
 from box.decks.codec import BUILTIN_DIR, Deck
 from box.errors import DeckError
 from box.games import CARD_NAMES, GAMES, rules_for
-from box.games.base import Figure, Figures, Setup, Step
 from box.storage.history import Played
 from box.storage.history import read as read_played
 from box.storage.journal import GameRecord
-from box.storage.journal.checkpoints import NEWEST, row_problem, unframe
 from box.storage.journal.schema import CACHE_KIB
-from box.storage.roster import SEATS, STARTED, Roster, person_id
+from box.storage.player_ids import Sat, seated_ids
+from box.storage.roster import STARTED
+from box.web.in_play import ACTIONS_AFTER, InPlay, decoded, rebuild
+from box.web.people import seats_of
+from box.web.summaries import (
+    SUMMARY_FORMAT,
+    GameSummary,
+    Shared,
+    from_played,
+    read_kept,
+    summary_of,
+    with_date,
+    write_kept,
+)
 
 log = logging.getLogger(__name__)
 
 JOURNAL_FILE = "journal.db"
-UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # a seat nobody named
-HISTORY_FILE = "web-history.json"
-SUMMARY_FORMAT = 3  # a summary kept in HISTORY_FILE by other code is made again
 
 
 class JournalBusy(Exception):
     """The journal cannot be read now (another program holds it locked)."""
-
-
-class Shared:
-    """Equal values read from the cache file, held once: a thousand games name the same players,
-    options and figures, so the kept summaries cost a fraction of their text.
-
-    >>> share = Shared()
-    >>> share("Ann" + "a") is share("Anna"), share.mapping({"k": "v"}) is share.mapping({"k": "v"})
-    (True, True)
-    """
-
-    def __init__(self) -> None:
-        self.values: dict[Any, Any] = {}
-
-    def __call__(self, value: Any) -> Any:
-        try:
-            return self.values.setdefault(value, value)
-        except TypeError:  # a value that cannot be a key is kept as it is
-            return value
-
-    def mapping(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """An equal mapping held once (the summaries never change theirs); one with a value that cannot
-        be a key (a list) is copied instead."""
-        try:
-            key = ("mapping", *sorted(data.items()))
-            hash(key)
-        except TypeError:
-            return dict(data)
-        return self.values.setdefault(key, {self(k): self(v) for k, v in data.items()})
-
-    def summary(self, summary: GameSummary) -> GameSummary:
-        """An equal summary whose names, options and figures are held once."""
-        return replace(
-            summary,
-            name=self(summary.name),
-            players=self(tuple(map(self, summary.players))),
-            options=self.mapping(summary.options),
-            winners=self(tuple(map(self, summary.winners))),
-            figures={self(player): self.mapping(row) for player, row in summary.figures.items()},
-            declared=self(summary.declared),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class GameSummary:
-    """A game as the history shows it: who played, how it ended, each player's figures."""
-
-    id: int
-    name: str
-    players: tuple[str, ...]
-    options: dict[str, str]
-    finished: bool
-    started: str | None  # ISO date and time, where the journal keeps one
-    actions: int
-    over: bool
-    winners: tuple[str, ...]
-    figures: Figures = field(default_factory=dict)  # player -> figure key -> value
-    declared: tuple[Figure, ...] = ()  # the game's figures as its rules declared them: keys, labels, adding
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            **{item.name: getattr(self, item.name) for item in fields(self)},
-            "players": list(self.players),
-            "winners": list(self.winners),
-            "declared": [figure.__dict__ for figure in self.declared],
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameSummary:
-        return cls(
-            **{
-                **data,
-                "players": tuple(data["players"]),
-                "winners": tuple(data["winners"]),
-                "declared": tuple(Figure(**figure) for figure in data["declared"]),
-            }
-        )
 
 
 @dataclass(frozen=True)
@@ -196,37 +127,16 @@ class Snapshot:
     values: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class InPlay:
-    """A game in play as the page last rebuilt it: its state after action `seq`, the `count`-th in force."""
-
-    game: int
-    seq: int
-    count: int
-    state: Any
-    summary: GameSummary
-    dump: dict[str, Any]
-
-
 GAMES_QUERY = (
     "SELECT id, name, players, options, decks, finished, {started},"
     " (SELECT seq FROM actions WHERE game = games.id AND undone = 0 ORDER BY seq DESC LIMIT 1)"
     " FROM games {which} ORDER BY id"
 )  # a game's newest action in force: a step down the (game, seq) index, not a scan of its actions
-ACTIONS_AFTER = "SELECT seq, action FROM actions WHERE game = ? AND seq > ? AND undone = 0 ORDER BY seq"
-COUNT_IN_FORCE = "SELECT COUNT(*) FROM actions WHERE game = ? AND undone = 0"
-IN_FORCE = "SELECT 1 FROM actions WHERE seq = ? AND undone = 0"
+IN_FORCE_NOW = "SELECT COUNT(*), MAX(seq) FROM actions WHERE game = ? AND undone = 0"  # how many, the newest
 FIRST_VIEW_BUDGET = 2.0
 """Seconds a view spends summarising games it has not seen (after an upgrade, a lost cache): the
 rest is counted by a worker thread while the page shows the games already counted."""
-MAX_KEPT_LINE = 64 * 1024  # one game's summary in the cache file is a few hundred bytes
 KEEP_EVERY = 100  # summaries counted between writes of the cache file while the worker counts
-
-
-def decoded(rows: Iterable[tuple[int, str]]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Journal rows `(seq, action text)` as `(seq, action)`, one at a time (a cursor streams them)."""
-    for seq, text in rows:
-        yield seq, json.loads(text)
 
 
 class JournalView:
@@ -311,6 +221,19 @@ class JournalView:
                 started.setdefault(int(key[len(STARTED) :]), str(values[key]))
         return Snapshot(rows, started, values)
 
+    def sat(self) -> Sat:
+        """Who sat at the journal's games (box.storage.roster.Sat): new players' ids are judged against it."""
+        with self.reading() as db:
+            snap = self.snapshot(db)
+        seats = seats_of(snap.values)
+        names: dict[str, str] = {}
+        for row in snap.rows:
+            ids = seats.get(row.id)
+            record = row.record() if ids is not None else None
+            if record is not None and ids is not None and len(ids) == len(record.players):
+                names.update({n.casefold(): i for n, i in zip(record.players, ids, strict=True) if isinstance(i, str)})
+        return Sat(frozenset(seated_ids(snap.values)), names)
+
     def records(self) -> list[GameRecord]:
         """Every game the journal holds (whose row can be read), oldest first."""
         with self.reading() as db:
@@ -358,25 +281,7 @@ class JournalView:
                 yield pair
 
         state = fold(rules_for(record.name), self.deck(record.name, record.decks), record, counting())
-        return state, self.summary_of(record, state, counted[0])
-
-    def summary_of(self, record: GameRecord, state: Any, actions: int) -> GameSummary:
-        """A game's summary from its state after `actions` actions in force (the journal holds only
-        actions the rules accepted)."""
-        rules = rules_for(record.name)
-        return GameSummary(
-            id=record.id,
-            name=record.name,
-            players=tuple(record.players),
-            options=dict(record.options),
-            finished=record.finished,
-            started=None,
-            actions=actions,
-            over=rules.is_over(state),
-            winners=tuple(rules.dump(state).get("winners", ())),
-            figures=rules.figures_of(state),
-            declared=rules.figures,
-        )
+        return state, summary_of(record, state, counted[0])
 
     def unreadable(self, record: GameRecord, problem: Exception) -> GameSummary:
         """A game that cannot be replayed (a deck that changed since): shown without figures."""
@@ -387,49 +292,9 @@ class JournalView:
 
     # ----- the game in play: its newest checkpoint and the actions after it -------------------
 
-    def checkpoint(self, db: sqlite3.Connection, record: GameRecord, first: Any) -> tuple[int, int, Any] | None:
-        """The game's newest checkpoint the page can use, (seq, count, state), read as the box reads it
-        (box/storage/journal/checkpoints.py); None (logged) when there is none or it cannot be used: a replay then."""
-        try:
-            row = db.execute(NEWEST, (record.id,)).fetchone()
-            problem = row_problem(db, record.id, row)
-        except sqlite3.Error as error:  # no table (an older box's journal), or a damaged one
-            row, problem = None, str(error)
-        if problem is None and row is None:
-            log.debug("game %d has no checkpoint yet: replayed from its first action", record.id)
-            return None
-        if problem is None:
-            seq, count, version, stored = row
-            codec = StateCodec(first)
-            if version != codec.version:
-                problem = f"its checkpoint is from other code or another deck ({version})"
-            else:
-                try:
-                    return seq, count, codec.load(unframe(stored) or b"")
-                except Exception as error:  # a damaged row: the journal's actions are the truth
-                    problem = f"its checkpoint at action {seq} is unreadable ({error})"
-        log.warning("game %d is replayed from its first action: %s", record.id, problem)
-        return None
-
     def rebuild(self, db: sqlite3.Connection, record: GameRecord, last: int | None) -> InPlay:
-        """The game in play after action `last`: as last rebuilt when the journal has nothing new, else
-        from there (its newest action then is still in force), else from its newest checkpoint."""
-        known = self.in_play.get(record.id)
-        if known is not None and known.seq == (last or 0):
-            return known
-        rules = rules_for(record.name)
-        if known is not None and known.seq and db.execute(IN_FORCE, (known.seq,)).fetchone():
-            seq, count, state = known.seq, known.count, known.state
-        else:
-            first = rules.new(Setup(tuple(record.players), dict(record.options)), self.deck(record.name, record.decks))
-            seq, count, state = self.checkpoint(db, record, first) or (0, 0, first)
-        for _, action in decoded(db.execute(ACTIONS_AFTER, (record.id, seq))):  # the same read transaction
-            result = rules.apply(state, decode(action))
-            if isinstance(result, Step):
-                state = result.state
-            count += 1
-        summary = self.summary_of(record, state, count)
-        found = InPlay(record.id, last or 0, count, state, summary, rules.dump(state))
+        """The game in play after action `last` (box/web/in_play.py), kept until the journal has a new action."""
+        found = rebuild(db, record, last, self.in_play.get(record.id), lambda: self.deck(record.name, record.decks))
         self.in_play[record.id] = found
         return found
 
@@ -451,9 +316,12 @@ class JournalView:
     # ----- the finished games: summarised once, then kept --------------------------------------
 
     def count_one(self, db: sqlite3.Connection, record: GameRecord, played: Played | None) -> GameSummary:
-        """A finished game's summary: the box's history line when the journal agrees with it, else a replay
-        of its actions, streamed (finished games keep no checkpoints)."""
-        if played is not None and db.execute(COUNT_IN_FORCE, (record.id,)).fetchone()[0] == played.actions:
+        """A finished game's summary: the box's history line while the journal's actions in force are
+        the ones it ended with (as many, the same newest one: not a game undone across its end and
+        abandoned), else a replay of its actions, streamed (finished games keep no checkpoints)."""
+        count, newest = db.execute(IN_FORCE_NOW, (record.id,)).fetchone() if played is not None else (0, None)
+        said = played is not None and (played.last or not played.actions)  # an older line says no newest action
+        if played is not None and said and (count, newest or 0) == (played.actions, played.last):
             return from_played(record, played)  # the box kept it as it ended: no replay
         try:
             return self.replay(record, decoded(db.execute(ACTIONS_AFTER, (record.id, 0))))[1]
@@ -556,23 +424,14 @@ class JournalView:
         return found[1] if found is not None and found[0] == key else None
 
     def keep(self) -> None:
-        """Write the summaries of finished games to the cache file (atomically; a failure is only logged)."""
-        if self.cache is None:
-            return
-        from box.storage.roster import write_atomically
-
-        with self.lock:
-            kept = sorted(self.summaries.items())
-        lines = (json.dumps({"id": k, "key": key, "summary": s.to_json()}, separators=(",", ":")) for k, (key, s) in kept)
-        try:
-            write_atomically(self.cache, "".join(line + "\n" for line in lines))
-        except OSError as problem:
-            log.warning("history cache not written: %s", problem)
+        """Write the summaries of finished games to the cache file (a failure is only logged)."""
+        if self.cache is not None:
+            with self.lock:
+                kept = dict(self.summaries)
+            write_kept(self.cache, kept)
 
     def current(self) -> dict[str, Any]:
         """The state dump of the game in play, from its newest checkpoint (the box is not running)."""
-        from box.base.timer import ShotTimer
-
         data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
         record, known = None, None
         with self.reading() as db:
@@ -594,147 +453,3 @@ class JournalView:
         return data
 
 
-def read_kept(path: Path, share: Shared) -> dict[int, tuple[str, GameSummary]]:
-    """The summaries kept in the cache file, one game a line, read a line at a time (a line over
-    MAX_KEPT_LINE, as an older page's one-object file has, or a line that is not a summary: the
-    file is not used and its games are counted again)."""
-    kept: dict[int, tuple[str, GameSummary]] = {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            while line := handle.readline(MAX_KEPT_LINE + 1):
-                if len(line) > MAX_KEPT_LINE:
-                    raise ValueError(f"a line over {MAX_KEPT_LINE} characters")
-                data = json.loads(line)
-                kept[int(data["id"])] = (str(data["key"]), share.summary(GameSummary.from_json(data["summary"])))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, KeyError, TypeError) as problem:
-        log.warning("history cache %s not used (its games are counted again): %s", path.name, problem)
-        return {}
-    return kept
-
-
-def from_played(record: GameRecord, played: Played) -> GameSummary:
-    """A finished game's summary from the box's history line (box/storage/history.py)."""
-    declared = tuple(Figure(row["key"], row["label"], row["adds"]) for row in played.declared)  # type: ignore[arg-type]
-    return GameSummary(
-        id=record.id,
-        name=record.name,
-        players=tuple(record.players),
-        options=dict(record.options),
-        finished=True,
-        started=None,
-        actions=played.actions,
-        over=True,
-        winners=played.winners,
-        figures={player: {key: int(value) for key, value in row.items()} for player, row in played.figures.items()},
-        declared=declared,
-    )
-
-
-def with_date(summary: GameSummary, started: str | None) -> GameSummary:
-    if started is None or summary.started == started:
-        return summary
-    return replace(summary, started=started)
-
-
-@dataclass
-class PlayerStats:
-    """One player across every game: how many played and won, and each game's figures.
-
-    `totals` adds each figure's values up as the game declares (`Figure.adds`); `declared` holds
-    each game's figures (its newest game's), for their labels. `id`: the roster's id of the player
-    (box/storage/roster.py), else one made from the name; `former`: the other names they played under
-    (`seat_names`: which, at each game).
-    """
-
-    name: str
-    games: int = 0
-    wins: int = 0
-    played: list[GameSummary] = field(default_factory=list)
-    totals: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> figure key -> total
-    declared: dict[str, tuple[Figure, ...]] = field(default_factory=dict)  # game -> its figures
-    id: str = ""
-    former: tuple[str, ...] = ()
-    seat_names: dict[int, str] = field(default_factory=dict)  # game id -> the name they played that game under
-
-
-def seats_of(values: Mapping[str, Any]) -> dict[int, list[str | None]]:
-    """Each game's seat ids from the journal's box values ("seats.<game id>", kept as a game starts).
-
-    >>> seats_of({"seats.4": ["a1b2c3", None], "started.4": "2026-12-01 20:00", "seats.x": []})
-    {4: ['a1b2c3', None]}
-    """
-    found = {}
-    for key, value in values.items():
-        number = key[len(SEATS) :]
-        if key.startswith(SEATS) and number.isdigit() and isinstance(value, list):
-            found[int(number)] = [item if isinstance(item, str) else None for item in value]
-    return found
-
-
-def seated(game: GameSummary, roster: Roster, seats: Mapping[int, list[str | None]]) -> Iterator[tuple[str, str, str]]:
-    """Who sat at `game`: (the name they played under, their player's id, the roster's name or "") for
-    each seat someone took. A game that kept its seat ids is read by them; an older one by the names,
-    current or former, the roster knows, else by an id made from the name (box.storage.roster.person_id)."""
-    ids = seats.get(game.id)
-    if ids is not None and len(ids) != len(game.players):
-        ids = None
-    for seat, name in enumerate(game.players):
-        if UNNAMED_SEAT.fullmatch(name) or (ids is not None and ids[seat] is None):
-            continue  # a seat left as P3 is nobody
-        seat_id = ids[seat] if ids is not None else None
-        person = roster.person(seat_id) if seat_id is not None else roster.who(name)
-        if person is not None:
-            yield name, person.id, person.name
-        else:
-            yield name, seat_id or person_id(name), ""
-
-
-def player_stats(
-    games: list[GameSummary], roster: Roster | None = None, seats: Mapping[int, list[str | None]] | None = None
-) -> dict[str, PlayerStats]:
-    """Per player, by their current name, over the games played to the end (not the abandoned ones,
-    not seats left as P1...). A player is a person of the `roster` (box/storage/roster.py), whatever names
-    they played under: `seats` (`seats_of` the journal's values) says who sat where by id; a game
-    without ids counts by the names, current or former, the roster knows. The newest games first:
-    a player the roster does not know goes by the name of their newest game.
-
-    >>> figures = (Figure("goals", "goals"), Figure("best", "best", "max"))
-    >>> game = GameSummary(1, "football", ("Ann", "Bob"), {}, True, None, 9, True, ("Ann",),
-    ...                    {"Ann": {"goals": 1, "best": 4}, "Bob": {"goals": 3, "best": 2}}, figures)
-    >>> stats = player_stats([game, game])
-    >>> stats["Ann"].wins, stats["Bob"].totals
-    (2, {'football': {'goals': 6, 'best': 2}})
-    >>> player_stats([game], Roster(("Ann",)).renamed(person_id("Ann"), "Annie"))["Annie"].former
-    ('Ann',)
-    """
-    roster = roster if roster is not None else Roster()
-    seats = seats if seats is not None else {}
-    by_id: dict[str, PlayerStats] = {}
-    called: dict[str, list[str]] = {}  # id -> the names played under, newest first
-    for game in games:
-        if not game.over:  # abandoned games count in nobody's figures
-            continue
-        for name, key, current in seated(game, roster, seats):
-            entry = by_id.setdefault(key, PlayerStats(current or name, id=key))
-            names = called.setdefault(key, [])
-            if name not in names:
-                names.append(name)
-            entry.games += 1
-            entry.wins += name in game.winners
-            entry.played.append(game)
-            entry.seat_names[game.id] = name
-            entry.declared.setdefault(game.name, game.declared)
-            totals = entry.totals.setdefault(game.name, {})
-            values = game.figures.get(name, {})
-            for figure in game.declared:
-                if figure.key in values:
-                    value = values[figure.key]
-                    totals[figure.key] = figure.add(totals[figure.key], value) if figure.key in totals else value
-    stats: dict[str, PlayerStats] = {}
-    for key, entry in sorted(by_id.items(), key=lambda item: (-item[1].wins, -item[1].games, item[1].name.casefold())):
-        person = roster.person(key)
-        entry.former = person.former if person is not None else tuple(n for n in called[key] if n != entry.name)
-        stats[entry.name if entry.name not in stats else f"{entry.name} ({key})"] = entry
-    return stats

@@ -8,6 +8,7 @@ paired phone, a form token bound to its session, and an Origin of this server (`
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +23,14 @@ from box.errors import FileProblem
 from box.games import GAMES, TITLES, rules_for
 from box.links.control import socket_path
 from box.storage.history import HISTORY_FILE as PLAYED
+from box.storage.journal.errors import storage_reason
 from box.storage.roster import UPLOADED_DECKS
 from box.web import drawings, security
-from box.web.journal_view import HISTORY_FILE, JOURNAL_FILE, JournalBusy, JournalView
+from box.web.journal_view import JOURNAL_FILE, JournalBusy, JournalView
 from box.web.link import BoxLink, BoxOffline, BoxRefused
+from box.web.summaries import HISTORY_FILE
+
+log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
 MAX_UPLOAD = 256 * 1024  # a deck or a tag map is a few kilobytes
@@ -150,6 +155,16 @@ class Site:
 
     def refused(self, request: Request, problem: Refused) -> Response:
         return self.message(request, str(problem), problem.status)
+
+    async def write(self, save: Callable[..., Any], *args: Any) -> str:
+        """Carry out one of the page's own writes (a roster, a tag map, a deck) off the event loop: ""
+        when written, else the storage's reason ("Storage full"), the words the box's writes use."""
+        try:
+            await run_in_threadpool(save, *args)
+        except OSError as problem:
+            log.error("a write of the page failed: %s", problem)
+            return storage_reason(problem) or "Storage failing"
+        return ""
 
     async def current(self) -> tuple[dict[str, Any], bool]:
         """The game in play's state dump, and whether it came from the box (else from the journal)."""

@@ -30,7 +30,8 @@ from itertools import combinations
 
 from box.games.base import Figure
 from box.storage.roster import Roster
-from box.web.journal_view import UNNAMED_SEAT, GameSummary, seated
+from box.web.people import UNNAMED_SEAT, seated
+from box.web.summaries import GameSummary
 
 NIGHT = re.compile(r"\d{4}-\d{2}-\d{2}")  # the date a game started on: its game night
 CHARTED_NIGHTS = 30  # the wins chart shows this many nights at most, the newest
@@ -42,7 +43,7 @@ def people_of(
     """The players of `game` who count: the name each played under -> the name the page gives them,
     their roster name now (a renamed or merged player is one person; a seat left as P3 is nobody).
 
-    >>> from box.storage.roster import person_id
+    >>> from box.storage.player_ids import person_id
     >>> game = GameSummary(1, "g", ("Bo", "P2"), {}, True, None, 0, True, ())
     >>> people_of(game), people_of(game, Roster(("Bo",)).renamed(person_id("Bo"), "Bob"))
     ({'Bo': 'Bo'}, {'Bo': 'Bob'})

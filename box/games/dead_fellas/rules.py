@@ -31,6 +31,7 @@ from box.games.dead_fellas.state import (
     FIGURES,
     OPTIONS,
     PHONE,
+    SECRETS,
     WIN_SCORE,
     Attack,
     Board,
@@ -674,6 +675,6 @@ def secret(game: Game, card: str) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, secret=secret,
-    figures=FIGURES, figures_of=figures_of, phone=PHONE,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE, secrets=SECRETS,
     events=events.happened, describe=describe,
 )

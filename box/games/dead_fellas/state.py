@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from box.games.base import Figure, Figures, Option, Phone, Shown
+from box.games.base import Figure, Figures, Option, Phone, Secrets, Shown
 from box.games.dead_fellas.cards import BOOST, FUGAZI, FUHGEDDABOUTIT, SLOTS, Card, base_name
 from box.games.kit import name_line, set_at, short_name, short_person
 from box.words import LINE_CHARS
@@ -686,6 +686,24 @@ def dump(game: Game) -> dict[str, Any]:
         "out": [name for seat, name in enumerate(game.players) if board.is_out(seat)],
         "chain": list(game.chain),
     }
+
+
+def hide_recruits(dump: dict[str, Any]) -> dict[str, Any]:
+    """The dump without what a face-down recruit is (its card, strength, items): the table sees only
+    that it lies there face down, as the rulebook says ("do not show it to other people").
+
+    >>> down = {"card": "dfm10", "face_up": False, "items": {}, "total": 3}
+    >>> hide_recruits({"mooks": {"Ann": [down]}, "over": False})
+    {'mooks': {'Ann': [{'face_up': False}]}, 'over': False}
+    """
+    mooks = {
+        name: [mook if mook.get("face_up", True) else {"face_up": False} for mook in row]
+        for name, row in dump.get("mooks", {}).items()
+    }
+    return {**dump, "mooks": mooks} if "mooks" in dump else dump
+
+
+SECRETS = Secrets("a face-down recruit: its card, its strength, its items", hide_recruits)
 
 
 def figures_of(game: Game) -> Figures:

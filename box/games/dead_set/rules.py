@@ -32,6 +32,7 @@ from box.games.dead_set.state import (
     GRAVEYARD_SLOTS,
     OPTIONS,
     PHONE,
+    SECRETS,
     HouseRules,
     Phase,
     Result,
@@ -311,6 +312,6 @@ def is_over(state: State) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
-    figures=FIGURES, figures_of=figures_of, phone=PHONE,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE, secrets=SECRETS,
     events=events.happened,
 )

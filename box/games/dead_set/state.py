@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from box.decks.codec import Deck
-from box.games.base import Figure, Figures, Option, Phone, Shown
+from box.games.base import Figure, Figures, Option, Phone, Secrets, Shown
 from box.games.kit import read_options
 from box.words import Word
 
@@ -40,6 +40,7 @@ OPTIONS = (
 )
 FIGURES = (Figure("celebrities", "celebrities"), Figure("busts", "busts"))
 PHONE = Phone("hands", counts=(Shown("celebrities", "dead"),), marks=(Shown("stuck", "stuck"),), limit=BUST_OVER)
+SECRETS = Secrets()  # every card lies face up (the Graveyard, each pile); the deck's top card the box never knows
 
 
 class Phase(Word):

@@ -23,6 +23,7 @@ from box.games.deadlines.state import (
     PENALTY_LIMIT,
     PHONE,
     READER_COLUMN,
+    SECRETS,
     Attempting,
     Drawing,
     Finished,
@@ -448,6 +449,6 @@ def is_over(game: Game) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (1, 10), OPTIONS, cards.load_deck, new, apply, view, dump, is_over,
-    describe=screens.describe, figures=FIGURES, figures_of=figures_of, phone=PHONE,
+    describe=screens.describe, figures=FIGURES, figures_of=figures_of, phone=PHONE, secrets=SECRETS,
     events=events.happened,
 )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from box.decks.codec import Deck
-from box.games.base import Column, Figure, Figures, Option, Phone, Shown
+from box.games.base import Column, Figure, Figures, Option, Phone, Secrets, Shown
 from box.games.deadlines.cards import Person
 from box.games.kit import read_options
 
@@ -54,6 +54,8 @@ PHONE = Phone(
     marks=(Shown("eliminated", "out"),),
     columns=tuple(Column(*column) for column in zip(COLUMNS, COLUMN_LABELS, COLUMN_REVEALS, strict=True)),
 )
+
+SECRETS = Secrets("a drawn card's dates until it is placed, a special card's keywords (the judge's): never in the dump")
 
 
 @dataclass(frozen=True)

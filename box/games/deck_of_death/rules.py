@@ -45,6 +45,7 @@ from box.games.deck_of_death.state import (
     OPTIONS,
     PHONE,
     PICKS_PLAYER,
+    SECRETS,
     WAYS,
     Duel,
     Effect,
@@ -997,6 +998,6 @@ def is_over(state: State) -> bool:
 
 RULES = Rulebook(
     cards.NAME, TITLES[cards.NAME], (2, MOST_PLAYERS), OPTIONS, cards.load_deck, new, apply, view, dump, is_over, _wants_roll,
-    figures=FIGURES, figures_of=figures_of, phone=PHONE,
+    figures=FIGURES, figures_of=figures_of, phone=PHONE, secrets=SECRETS,
     events=events.happened,
 )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from box.games.base import Figure, Figures, Option, Phone, Press, Shown
+from box.games.base import Figure, Figures, Option, Phone, Press, Secrets, Shown
 from box.games.deck_of_death.cards import Board, Card
 from box.words import Word
 
@@ -45,6 +45,7 @@ MENU_ITEMS = ("Move a token", "Reshuffle discards", "Back")  # the table menu (s
 WAYS = ("Forwards", "Backwards", "Inner circle")  # how a card moves a token
 GO_ON, CAST_INSIDE, MOVE_TOKEN = 0, 1, 2  # what a failed card does, in the failed phase's order
 MOST_STEPS = 12  # a card moves a token 1 to 12 spaces
+SECRETS = Secrets()  # the hands stay in the players' hands: the box learns a card as it is placed, face up
 
 
 class Phase(Word):

@@ -382,6 +382,36 @@ class Journal:
             return default
         return value
 
+    def values_under(self, prefix: str) -> dict[str, Any]:
+        """The box-wide values whose keys start with `prefix` ("seats."): those that read, by key.
+
+        >>> journal = Journal(":memory:"); journal.put("seats.1", ["a"]); journal.put("seen", 1)
+        >>> journal.values_under("seats.")
+        {'seats.1': ['a']}
+        """
+        found = {}
+        for key, text in self._rows("SELECT key, value FROM box WHERE substr(key, 1, ?) = ?", (len(prefix), prefix)):
+            try:
+                found[key] = json.loads(text)
+            except json.JSONDecodeError:
+                log.warning("journal value %s is unreadable: not used", key)
+        return found
+
+    def seated_names(self, seats_prefix: str) -> dict[str, str]:
+        """Each name that sat at a game with a seat id (the box values `<seats_prefix><game id>`), casefolded,
+        and its id at the newest such game: a player off the roster keeps their id from game to game."""
+        seats = self.values_under(seats_prefix)
+        found: dict[str, str] = {}
+        for game, text in self._rows("SELECT id, players FROM games ORDER BY id"):
+            ids = seats.get(f"{seats_prefix}{game}")
+            try:
+                names = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(ids, list) and isinstance(names, list) and len(ids) == len(names):
+                found.update({n.casefold(): i for n, i in zip(names, ids, strict=True) if isinstance(n, str) and isinstance(i, str)})
+        return found
+
     # ----- closing --------------------------------------------------------------------------
 
     def close(self) -> None:

@@ -68,18 +68,26 @@ class CardsPage:
             "ok": ok and not problem,
         }
 
-    def seen_as(self, tags: TagMap, uid: object) -> str:
-        """A tag a reader saw, as the card it is ("Marie Curie (Deadlines)"), else "unknown tag"."""
-        try:
-            card = tags.lookup(bytes.fromhex(str(uid)[:64]))
-        except ValueError:
-            return "unknown tag"
+    def seen_as(self, tags: TagMap, seen: object) -> tuple[str, str]:
+        """A tag a reader saw, as the box published it, and its UID: the card it is ("Marie Curie
+        (Deadlines)", the box's word first: a card's own record names it on any box), else the tag
+        map's, else "unknown tag"; a card the game keeps secret stays "a face-down card"."""
+        entry = seen if isinstance(seen, dict) else {"uid": seen}  # an older box published the UID alone
+        if entry.get("hidden"):
+            return "a face-down card", ""
+        uid = str(entry.get("uid") or "")[:64]
+        card = entry.get("card")
+        if not (isinstance(card, list) and len(card) == 2 and all(isinstance(part, str) for part in card)):
+            try:
+                card = tags.lookup(bytes.fromhex(uid))
+            except ValueError:
+                card = None
         if card is None:
-            return "unknown tag"
+            return "unknown tag", uid
         game, card_id = card
         if game == PLAYER:
-            return f"{card_id}'s player token"
-        return f"{self.site.card_name(game, card_id)} ({TITLES.get(game, game)})"
+            return f"{card_id}'s player token", uid
+        return f"{self.site.card_name(game, card_id)} ({TITLES.get(game, game)})", uid
 
     async def answer(self, request: Request, message: str, status: int = 200) -> Response:
         """The Cards page with `message` (a problem when `status` is not 200)."""
@@ -139,7 +147,8 @@ class CardsPage:
             tags = check_tags_upload(data, upload.filename or "upload.csv", self.site.view.card_list)
         except FileProblem as problem:
             return await self.answer(request, f"Not restored: {problem}", 400)
-        await run_in_threadpool(tags.save, self.site.state_dir / TAGS_FILE)
+        if failed := await self.site.write(tags.save, self.site.state_dir / TAGS_FILE):
+            return await self.answer(request, f"Not restored: {failed}", 409)
         unheard = await self.site.tell_box("tags-changed")
         later = " (the box reads them when it starts)" if unheard == NOT_RUNNING else f" ({unheard})" if unheard else ""
         return await self.answer(request, f"Restored {len(tags.cards)} tags{later}")

@@ -5,7 +5,7 @@ Players are the roster's people (box/storage/roster.py): a renamed player's game
 Abandoned games are listed apart, and count in nobody's figures.
 
 The figures, their labels and how they add up across games are the games' own declarations
-(`Rules.figures`), kept in each game's summary (box/web/journal_view.py).
+(`Rules.figures`), kept in each game's summary (box/web/summaries.py).
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from starlette.routing import Route
 
 from box.games import TITLES
 from box.web.exports import bgstats_link, plays_csv, plays_json
-from box.web.journal_view import GameSummary, JournalBusy, PlayerStats, player_stats, seats_of
+from box.web.journal_view import JournalBusy
 from box.web.pages.roster import roster_of
+from box.web.people import PlayerStats, player_stats, seats_of
 from box.web.site import BUSY, Site
+from box.web.summaries import GameSummary
 
 PAGE_GAMES = 25  # games a History page lists, newest first; the players' table counts them all
 

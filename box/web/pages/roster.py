@@ -20,7 +20,8 @@ from starlette.routing import Route
 from box.errors import FileProblem
 from box.games import GAMES, rules_for
 from box.storage.roster import ROSTER_FILE, Roster, load_roster, save_roster
-from box.web.site import NOT_RUNNING, Refused, Site
+from box.web.journal_view import JournalBusy
+from box.web.site import BUSY, NOT_RUNNING, Refused, Site
 
 log = logging.getLogger(__name__)
 
@@ -76,13 +77,18 @@ class RosterPage:
                 kept.append((key[len(NAME_FIELD) :], str(value)))
         saved = await run_in_threadpool(roster_of, self.site)  # an unreadable one is replaced by what is saved now
         try:
+            sat = await run_in_threadpool(self.site.view.sat)  # who sat at the games: new players' ids
+        except JournalBusy:
+            return self.site.page(request, "roster.html", self.context(message=f"Not saved: {BUSY}", ok=False), 409)
+        try:
             if "names" in form:  # every name, one a line (a known name keeps its player)
-                roster = Roster.checked(str(form["names"]).splitlines(), defaults, known=saved.people)
+                roster = Roster.checked(str(form["names"]).splitlines(), defaults, known=saved.people, sat=sat)
             else:
-                roster = saved.edited(kept, str(form.get("new", "")).splitlines(), defaults)
+                roster = saved.edited(kept, str(form.get("new", "")).splitlines(), defaults, sat)
         except ValueError as problem:
             return self.site.page(request, "roster.html", self.context(message=f"Not saved: {problem}", ok=False), 400)
-        await run_in_threadpool(save_roster, roster, self.site.state_dir / ROSTER_FILE)
+        if failed := await self.site.write(save_roster, roster, self.site.state_dir / ROSTER_FILE):
+            return self.site.page(request, "roster.html", self.context(message=f"Not saved: {failed}", ok=False), 409)
         unheard = await self.site.tell_box("roster-changed")
         later = " (the box reads it when it starts)" if unheard == NOT_RUNNING else f" ({unheard})" if unheard else ""
         message = f"Saved{later}"

@@ -13,8 +13,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from box.games import TITLES
-from box.web.journal_view import JournalBusy, seats_of
+from box.web.journal_view import JournalBusy
 from box.web.pages.roster import roster_of
+from box.web.people import seats_of
 from box.web.site import BUSY, Site
 from box.web.stats import gather
 
