@@ -160,3 +160,21 @@ def test_a_paired_phone_gives_the_box_its_time_and_the_box_page_says_where_it_co
             assert "from a paired phone" in text(rig.client.get("/box")) and "clock.js" not in page
     finally:
         rig.box.stop()
+
+
+@pytest.mark.parametrize("synced", [True, False])
+def test_a_game_keeps_its_seats_and_table_whichever_clock_dates_it(tmp_path: Path, synced: bool) -> None:
+    from box.storage.player_ids import SEATS
+
+    world = SimulatedBox(state_dir=tmp_path / "state", seed=1)
+    world.box.settings.clock = Fake(synced=synced).clock()
+    runner = ScriptRunner(world, "seats")
+    try:
+        runner.run(parse_script("start dead-set names=Ann,Bob", runner.path))
+        assert world.box.session is not None
+        number = world.box.session.record.id
+        assert world.journal.get(f"{DATED}{number}") == (NETWORK if synced else UNSYNCHRONISED)
+        assert len(world.journal.get(f"{SEATS}{number}")) == 2  # who sat where: the page's history and stats
+        assert world.journal.get("table.dead-set")["names"] == ["Ann", "Bob"]  # the next setup offers the same table
+    finally:
+        world.close()
