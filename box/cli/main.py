@@ -172,7 +172,7 @@ def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:
 
 
 def publish_mqtt(args: argparse.Namespace) -> int:
-    """`gravebox mqtt`: follow the box's control socket, publish its events (box/links/mqtt.py)."""
+    """`gravebox mqtt`: follow the box's control socket, publish its events (box/links/mqtt/)."""
     from box.links.control import socket_path
     from box.links.mqtt import main as publish
     from box.storage.config import DEFAULT_CONFIG, load_config

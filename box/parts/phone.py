@@ -424,7 +424,7 @@ class PhoneLink:
     The loop publishes them with each state it sends the page (`recent`); a new event wakes the
     loop (`wake`), so the page hears of it at once. Each is numbered (`seq`, from 1, with the
     link's `run`, new at every start of the box) and stamped (`at`, UNIX time), so a follower that
-    skips a dump (the MQTT process, box/links/mqtt.py) takes each event once and counts what it missed.
+    skips a dump (the MQTT process, box/links/mqtt/) takes each event once and counts what it missed.
     Of the standings only the newest is kept, unnumbered: it is state, and would crowd out the moments.
     """
 

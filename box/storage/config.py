@@ -49,7 +49,7 @@ TOPIC = re.compile(r"[^#+\x00/\s][^#+\x00\s]{0,199}")  # a topic to publish unde
 
 @dataclass(frozen=True)
 class MqttConfig:
-    """Where the box publishes its events (box/links/mqtt.py); the password is never shown (repr)."""
+    """Where the box publishes its events (box/links/mqtt/); the password is never shown (repr)."""
 
     host: str
     port: int = 1883
