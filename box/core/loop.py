@@ -220,7 +220,7 @@ class BoxLoop:
         closes (a tool command is done); `after_pass` runs after every pass (a command's
         terminal report).
         """
-        from box.core import sdnotify
+        from box.links import sdnotify
         from box.ports.display import PusherThread
         from box.ports.nfc.reader import start_readers
 

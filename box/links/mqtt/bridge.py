@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from box.links import sdnotify
 from box.links.client import ControlClient, Subscription
 from box.links.mqtt.publisher import MqttPublisher
 from box.links.mqtt.topics import META, event_from_entry
@@ -22,6 +24,7 @@ log = logging.getLogger(__name__)
 BOX_RETRY = 1.0  # seconds between tries to reach the box's control socket
 CATCH_UP = 60.0  # seconds: at its start, the process publishes the events in the box's window this recent
 STATUS_LINE = 200  # characters of the status line the box takes (box/links/control.py's bound for a text)
+MARKER_WAIT = 3.0  # seconds at start to read back the broker's marker (then the catch-up rule)
 REPORT_EVERY = 5.0  # seconds between looks at whether the status line changed (it is sent when it does)
 
 
@@ -29,8 +32,9 @@ class Window:
     """Which events of the box's window (the state dump's `events`) are new: each taken once, by its
     run (a start of the box) and number; the ones that left the window unseen are counted (`missed`).
 
-    A fresh process publishes what the window holds of the last `catch_up` seconds (the box's start,
-    a script's first moves) and takes the older events as already told.
+    A fresh process that read back the broker's marker (`told`: the run and number a process before
+    it published last) publishes what came after it; without one, or for another run of the box, it
+    publishes what the window holds of the last `catch_up` seconds and takes the older as told.
 
     >>> window = Window(clock=lambda: 100.0)
     >>> old, new = {"event": "storage-back", "seq": 1, "run": "a", "at": 1.0}, {"event": "storage-back", "seq": 2, "run": "a", "at": 99.0}
@@ -40,8 +44,11 @@ class Window:
     ([5], 2)
     """
 
-    def __init__(self, clock: Callable[[], float] = time.time, catch_up: float = CATCH_UP):
+    def __init__(self, clock: Callable[[], float] = time.time, catch_up: float = CATCH_UP,
+                 told: tuple[str, int] | None = None):
         self.clock, self.catch_up = clock, catch_up
+        self.told = told  # the marker read back from the broker: what a process before published
+        self.resumed = False  # the box's run is the marker's: everything after it is news, however old
         self.run: str | None = None
         self.seq = 0
         self.missed = 0
@@ -65,9 +72,11 @@ class Window:
             run, seq = entry.get("run"), entry.get("seq")
             if not isinstance(seq, int) or not isinstance(run, str):
                 continue
-            if run != self.run:  # the box started again (or this process did): its numbers begin anew
+            if run != self.run and fresh and self.told is not None and self.told[0] == run:
+                self.run, self.seq, self.resumed = run, self.told[1], True
+            elif run != self.run:  # the box started again (or this process did): its numbers begin anew
                 self.run, self.seq = run, seq - 1 if fresh else 0
-            if fresh and self.told_before(entry):
+            if fresh and not self.resumed and self.told_before(entry):
                 self.seq = max(self.seq, seq)
                 continue
             if seq <= self.seq:
@@ -104,6 +113,9 @@ class Bridge:
 
     def run(self) -> None:
         """Follow the box until `hang_up`: reconnected every `retry` seconds while it is away."""
+        self.window.told = self.publisher.wait_marker(MARKER_WAIT)
+        if self.publisher.rival is not None:  # another publisher has these topics: this one does not start
+            return
         reporter = threading.Thread(target=self.report_changes, name="mqtt-status", daemon=True)
         reporter.start()
         said_away = False
@@ -147,8 +159,10 @@ class Bridge:
             except ValueError as problem:  # another version of the box: one line, the others go on
                 log.warning("MQTT: event not published: %s", problem)
                 continue
-            at = entry.get("at")
-            self.publisher.publish(event, at if isinstance(at, (int, float)) else None)
+            at, run, seq = entry.get("at"), entry.get("run"), entry.get("seq")
+            mark = (run, seq) if isinstance(run, str) and type(seq) is int else None
+            self.publisher.publish(event, at if isinstance(at, (int, float)) else None, mark)
+        self.publisher.settle(state)
         with self.publisher.changed:  # the lock's condition: the dump is taken (tests wait on it)
             self.publisher.missed = self.window.missed
             self.publisher.changed.notify_all()
@@ -199,6 +213,7 @@ def main(settings: MqttConfig, path: Path, acks: IO[str] | None = None) -> int:
 
     publisher = MqttPublisher(settings).start()
     bridge = Bridge(publisher, path, acks)
+    sdnotify.ready()
 
     def stop(*_: object) -> None:
         try:
@@ -211,10 +226,15 @@ def main(settings: MqttConfig, path: Path, acks: IO[str] | None = None) -> int:
     try:
         bridge.run()
     finally:
+        sdnotify.stopping()
         publisher.close()
         line = publisher.status()
         log.info("%s", line)
         if acks is not None:
             bridge.ack(f"status {line}")
+    if publisher.rival is not None:
+        print(f"gravebox: mqtt: another publisher ({publisher.rival}) already publishes under "
+              f"{settings.base_topic}: this one does not start", file=sys.stderr)
+        return 2
     return 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -96,6 +97,49 @@ class Reading:
             state["actions"] += 1
         return json.dumps(state, sort_keys=True) != before
 
+    def settle(self, dump: Any) -> bool:
+        """Take what the box's state dump says of the game in play (docs/state.md): a process started
+        in the middle of a game, or after a restart, publishes the game as it stands, not as its
+        last few events tell. True when the state changed.
+
+        >>> reading = Reading()
+        >>> reading.settle({"game": "dead-set", "players": ["Ann", "Bob"], "current_player": "Bob",
+        ...                 "over": False, "winners": [], "actions": 12, "dice": {"last": [2, 4]}})
+        True
+        >>> {key: reading.state[key] for key in ("title", "players", "current_player", "actions", "dice")}
+        {'title': 'Dead Set', 'players': ['Ann', 'Bob'], 'current_player': 'Bob', 'actions': 12, 'dice': [2, 4]}
+        """
+        from box.games import TITLES
+
+        if not isinstance(dump, dict) or "game" not in dump:
+            return False
+        before = json.dumps(self.state, sort_keys=True)
+        state, game = self.state, dump.get("game")
+        if not isinstance(game, str) or game not in TITLES:
+            if state["game"] is not None:
+                self.idle()
+        else:
+            if game != state["game"]:
+                self.idle()
+                state.update(game=game, title=TITLES[game])
+            players = [p for p in dump.get("players") or () if isinstance(p, str)]
+            over = dump.get("over") is True
+            winners = [p for p in dump.get("winners") or () if isinstance(p, str)] if over else []
+            current = dump.get("current_player")
+            state.update(players=players, over=over, winners=winners,
+                         current_player=current if isinstance(current, str) and not over else None)
+            if over:
+                state["leader"] = winners
+            if type(dump.get("actions")) is int:
+                state["actions"] = dump["actions"]
+        dice = dump.get("dice")
+        if isinstance(dice, dict) and isinstance(dice.get("last"), list):
+            state["dice"] = list(dice["last"])
+        offline = dump.get("readers_offline")
+        if isinstance(offline, list):
+            state["readers_offline"] = sorted(str(reader) for reader in offline)
+        return json.dumps(state, sort_keys=True) != before
+
 
 def leaders(game: str, figures: Mapping[str, Mapping[str, int | float]]) -> list[str]:
     """Who leads on the game's first declared figure (the most, or the fewest where the game
@@ -118,14 +162,70 @@ def leaders(game: str, figures: Mapping[str, Mapping[str, int | float]]) -> list
     return [] if len(ahead) == len(values) and len(values) > 1 else ahead
 
 
-def event_payload(event: Event, at: float) -> dict[str, Any]:
-    """An event as its topic carries it: Home Assistant's `event_type`, its fields, when (UNIX time).
+def event_payload(event: Event, at: float, mark: tuple[str, int] | None = None) -> dict[str, Any]:
+    """An event as its topic carries it: Home Assistant's `event_type`, its fields, when (UNIX time),
+    and where the box numbered it (`run`, `seq`: the same event never comes with other numbers).
 
     >>> event_payload(DiceRolled((6, 6), None), 1.5)
     {'event_type': 'dice-rolled', 'faces': [6, 6], 'game': None, 'at': 1.5}
+    >>> event_payload(DiceRolled((6, 6), None), 1.5, ("ab12", 7))["seq"]
+    7
     """
     fields = as_json(event)
-    return {"event_type": fields.pop("event"), **fields, "at": at}
+    payload = {"event_type": fields.pop("event"), **fields, "at": at}
+    if mark is not None:
+        payload.update(run=mark[0], seq=mark[1])
+    return payload
+
+
+def is_cursor_move(event: Event) -> bool:
+    """An accepted press that only moved a menu's cursor (box/base/session.py `describe` words it
+    "move to ..."): journaled, counted, not told to the house.
+
+    >>> is_cursor_move(ActionAccepted("dead-fellas", "move to Draw a card", "Ann"))
+    True
+    """
+    return isinstance(event, ActionAccepted) and event.words.startswith("move to ")
+
+
+def marker_from(data: Any) -> tuple[str, int] | None:
+    """The retained marker `<base>/published` as (run, seq); None for anything else.
+
+    >>> marker_from({"run": "ab12", "seq": 40}), marker_from({"run": 3})
+    (('ab12', 40), None)
+    """
+    if isinstance(data, dict) and isinstance(data.get("run"), str) and type(data.get("seq")) is int:
+        return data["run"], data["seq"]
+    return None
+
+
+class Moves:
+    """The events each of the last moves published, so that an undo withdraws them: a move begins
+    with its `action-accepted`; `undo` takes the last move's events back (newest first).
+
+    >>> moves = Moves()
+    >>> moves.take(ActionAccepted("dead-set", "Ada", "Ann"), {"event_type": "action-accepted"})
+    >>> moves.take(DiceRolled((1, 2), "dead-set"), {"event_type": "dice-rolled", "seq": 2})
+    >>> moves.undo(), moves.undo()
+    ([('dice-rolled', {'event_type': 'dice-rolled', 'seq': 2}), ('action-accepted', {'event_type': 'action-accepted'})], [])
+    """
+
+    KEPT = 20  # moves remembered (an undo further back withdraws nothing)
+
+    def __init__(self) -> None:
+        self.moves: deque[list[tuple[str, dict[str, Any]]]] = deque(maxlen=self.KEPT)
+
+    def take(self, event: Event, payload: dict[str, Any]) -> None:
+        if isinstance(event, GameStarted | GameLeft):
+            self.moves.clear()
+            return
+        if isinstance(event, ActionAccepted):
+            self.moves.append([])
+        if self.moves and not isinstance(event, Undone):
+            self.moves[-1].append((payload["event_type"], payload))
+
+    def undo(self) -> list[tuple[str, dict[str, Any]]]:
+        return list(reversed(self.moves.pop())) if self.moves else []
 
 
 def node_id(base_topic: str) -> str:
