@@ -229,7 +229,8 @@ def main(settings: MqttConfig, path: Path, acks: IO[str] | None = None) -> int:
         sdnotify.stopping()
         publisher.close()
         line = publisher.status()
-        log.info("%s", line)
+        if publisher.rival is None:
+            log.info("%s", line)
         if acks is not None:
             bridge.ack(f"status {line}")
     if publisher.rival is not None:

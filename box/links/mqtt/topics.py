@@ -51,6 +51,7 @@ class Reading:
 
     def __init__(self) -> None:
         self.state: dict[str, Any] = {"dice": None, "timer": None, "readers_offline": [], "storage": "ok"}
+        self.standing_of: str | None = None  # the game of the newest standing taken
         self.idle()
 
     def idle(self) -> None:
@@ -70,6 +71,7 @@ class Reading:
         elif isinstance(event, TurnPassed):
             state["current_player"] = event.player
         elif isinstance(event, Standing):
+            self.standing_of = event.game
             figures = {player: dict(row) for player, row in event.figures.items()}
             state.update(current_player=event.current_player, figures=figures, leader=leaders(event.game, figures))
         elif isinstance(event, GameOver):
@@ -119,9 +121,10 @@ class Reading:
             if state["game"] is not None:
                 self.idle()
         else:
-            if game != state["game"]:
+            if game != state["game"]:  # a game this process did not see start: its standing may have come
+                kept = {key: state[key] for key in ("figures", "leader", "current_player")}
                 self.idle()
-                state.update(game=game, title=TITLES[game])
+                state.update(game=game, title=TITLES[game], **(kept if self.standing_of == game else {}))
             players = [p for p in dump.get("players") or () if isinstance(p, str)]
             over = dump.get("over") is True
             winners = [p for p in dump.get("winners") or () if isinstance(p, str)] if over else []
