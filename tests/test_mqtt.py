@@ -225,7 +225,7 @@ def test_discovery_configs_follow_home_assistants_documented_schema(broker: Brok
         required, allowed = SCHEMA[component]
         assert required <= set(config) <= allowed, topic
         assert set(config["device"]) <= DEVICE_KEYS and config["device"]["identifiers"] == ["test_ha"]
-        assert config["device"]["sw_version"] == "1.2.3"
+        assert config["device"]["sw_version"] == "1.2.3" and config["device"]["name"] == f"Gravebox {socket.gethostname()}"
         if component == "device_automation":
             assert config["automation_type"] == "trigger"
             pairs.add((config["type"], config["subtype"]))
@@ -234,8 +234,9 @@ def test_discovery_configs_follow_home_assistants_documented_schema(broker: Brok
         if component == "event":
             assert config["state_topic"] == f"test/ha/event/{config['event_types'][0]}"
         components[component] = components.get(component, 0) + 1
-    assert components == {"sensor": 5, "event": len(TRIGGERS), "device_automation": len(TRIGGERS)}
-    assert len(pairs) == len(TRIGGERS)  # (type, subtype) unique per device
+    # each trigger twice: its event, and its withdrawal by an undo
+    assert components == {"sensor": 5, "event": len(TRIGGERS), "device_automation": 2 * len(TRIGGERS)}
+    assert len(pairs) == 2 * len(TRIGGERS)  # (type, subtype) unique per device
     assert len({c["unique_id"] for c in configs.values() if "unique_id" in c}) == 5 + len(TRIGGERS)
 
     publisher = MqttPublisher(settings(broker.port, "test/ha")).start()  # and the broker gets them, retained
@@ -441,3 +442,18 @@ def test_gravebox_run_with_mqtt_starts_the_mqtt_process_beside_the_box(broker: B
         box.kill()
         box.wait(WAIT)
         watcher.stop()
+
+
+def test_sensors_render_none_with_nothing_to_say_which_home_assistant_shows_as_unknown() -> None:
+    """Rendered with Jinja as Home Assistant does: "None" is its word for unknown; a number where there is one."""
+    jinja2 = pytest.importorskip("jinja2")
+    from box.links.mqtt import Reading
+
+    configs = discovery(settings(1883, "test/none"), "1")
+    sensors = {topic.split("/")[3]: config for topic, config in configs.items() if "/sensor/" in topic}
+    idle = Reading().document()
+    rendered = {key: jinja2.Template(config["value_template"]).render(value_json=idle) for key, config in sensors.items()}
+    assert set(rendered.values()) == {"None"}, rendered
+    rolled = {**idle, "dice": [3, 4]}
+    assert jinja2.Template(sensors["last_roll"]["value_template"]).render(value_json=rolled) == "7"
+    assert sensors["last_roll"]["state_class"] == "measurement"

@@ -13,7 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from box.events import DiceRolled
+from box.events import ActionAccepted, DiceRolled, Undone
 from box.links.control import ControlServer
 from box.links.mqtt import Bridge, MqttPublisher
 from box.sim.world import SimulatedBox
@@ -181,6 +181,34 @@ def test_a_second_publisher_on_the_same_topics_is_refused_in_one_line(broker: Br
         assert line.startswith("gravebox: mqtt: another publisher (gravebox-") and "test/twice" in line
         assert f"({publisher.id})" in line  # the one that runs, which goes on
         assert publisher.connections == 1 and watcher.last("test/twice/availability") == "online"
+    finally:
+        watcher.stop()
+        stop(bridge, thread)
+        box.close()
+
+
+def test_an_undone_event_is_withdrawn_and_cursor_moves_are_not_told(broker: Broker, tmp_path: Path) -> None:
+    box = Box(tmp_path, "test/undo", broker.port)
+    watcher = Watcher(broker.port, "test/undo/event/#")
+    _, bridge, thread = box.follow()
+    try:
+        world = box.world
+        world.box.lobby.start_game("dead-set", world.now, names=["Ann", "Bob"])
+        world.box.card_placed("left", world.uid_for("ds70"), world.now)
+        box.pass_(bridge)
+        watcher.wait_for(lambda seen: any(t.endswith("/action-accepted") for t, _, _ in seen))
+        world.box.publish(Undone("dead-set", "Ada"))  # the box's undo of the last action, as told
+        box.pass_(bridge)
+        seen = watcher.wait_for(lambda seen: any(t.endswith("/action-accepted") and '"withdrawn"' in p for t, p, _ in seen))
+        withdrawn = [(t, json.loads(p)) for t, p, _ in seen if '"event_type":"withdrawn"' in p]
+        accepted = next(json.loads(p) for t, p, _ in seen if t.endswith("/action-accepted"))
+        assert ("test/undo/event/action-accepted", accepted["seq"]) in [(t, d["withdrawn"]["seq"]) for t, d in withdrawn]
+        assert [d["withdrawn"]["event_type"] for _, d in withdrawn] == ["turn-passed", "action-accepted"]  # newest first
+        world.box.publish(ActionAccepted("dead-set", "move to Draw a card", "Ann"))  # a cursor move
+        world.box.publish(DiceRolled((3, 3), game=None))
+        box.pass_(bridge)
+        seen = watcher.wait_for(lambda seen: any(t.endswith("/dice-rolled") for t, _, _ in seen))
+        assert not any("move to" in payload for _, payload, _ in seen)
     finally:
         watcher.stop()
         stop(bridge, thread)
