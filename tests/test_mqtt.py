@@ -358,7 +358,7 @@ def test_a_user_and_password_and_never_the_password_in_the_log(
         wrong.start()
         assert wrong.wait(lambda p: "refused" in p.line, WAIT)
         assert "Not authorized" in wrong.status() and not wrong.connected
-        loaded = load_config(config).mqtt
+        loaded = load_config(config, secrets=True).mqtt
         assert loaded is not None and "c0ffin" not in repr(loaded)
         good = MqttPublisher(loaded).start()
         watcher = Watcher(broker.port, "test/auth/#", username="house", password="h0use")
