@@ -120,6 +120,7 @@ class GameSummary:
     winners: tuple[str, ...]
     figures: Figures = field(default_factory=dict)  # player -> figure key -> value
     declared: tuple[Figure, ...] = ()  # the game's figures as its rules declared them: keys, labels, adding
+    ended: str | None = None  # local time it ended, where the box's history line keeps it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -629,6 +630,7 @@ def from_played(record: GameRecord, played: Played) -> GameSummary:
         winners=played.winners,
         figures={player: {key: int(value) for key, value in row.items()} for player, row in played.figures.items()},
         declared=declared,
+        ended=played.ended or None,
     )
 
 
