@@ -457,3 +457,19 @@ def test_sensors_render_none_with_nothing_to_say_which_home_assistant_shows_as_u
     rolled = {**idle, "dice": [3, 4]}
     assert jinja2.Template(sensors["last_roll"]["value_template"]).render(value_json=rolled) == "7"
     assert sensors["last_roll"]["state_class"] == "measurement"
+
+
+def test_the_docs_announcement_renders_for_a_game_over_with_and_without_winners() -> None:
+    """docs/mqtt.md's example, rendered as Home Assistant renders it (YAML's folded `>-`, then Jinja)."""
+    jinja2 = pytest.importorskip("jinja2")
+    docs = (Path(__file__).parent.parent / "docs" / "mqtt.md").read_text(encoding="utf-8")
+    block = docs.split("**An announcement at game over:**", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    template = " ".join(line.strip() for line in block.split("message: >-", 1)[1].splitlines() if line.strip())
+    condition = json.loads(block.split("value_template:", 1)[1].splitlines()[0].strip())
+    for winners, said in ((["Bob"], "Deck of Death is over. Bob won."), ([], "Deck of Death is over. Nobody won.")):
+        payload = {"event_type": "game-over", "title": "Deck of Death", "winners": winners}
+        trigger = {"payload_json": payload}
+        assert jinja2.Template(condition).render(trigger=trigger) == "True"
+        assert " ".join(jinja2.Template(template).render(trigger=trigger).split()) == said
+    withdrawn = {"payload_json": {"event_type": "withdrawn", "withdrawn": {"event_type": "game-over"}}}
+    assert jinja2.Template(condition).render(trigger=withdrawn) == "False"

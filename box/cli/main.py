@@ -401,6 +401,8 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
         state_dir = args.state_dir or Path.home() / ".local" / "state" / "gravebox-sim"
         control = beside.start(state_dir, settings.decks_dir) if beside is not None else None
         page = page_of(beside)  # said on the terminal's first line
+        if control is not None:  # where `gravebox mqtt --socket` follows this box
+            print(f"gravebox: the control socket is {control.path}", file=sys.stderr)
         settings.page = page if beside is not None else settings.page  # and on the box menu's *Phone page*
         return play_in_terminal(state_dir, settings, seed=getattr(args, "seed", None), control=control, page=page)
 
