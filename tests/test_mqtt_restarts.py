@@ -5,13 +5,17 @@ publisher on the same topics is refused in one line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from pathlib import Path
+
+import pytest
 
 from box.events import ActionAccepted, DiceRolled, Undone
 from box.links.control import ControlServer
@@ -212,4 +216,76 @@ def test_an_undone_event_is_withdrawn_and_cursor_moves_are_not_told(broker: Brok
     finally:
         watcher.stop()
         stop(bridge, thread)
+        box.close()
+
+
+class Cutter:
+    """A TCP proxy before the broker that cuts the connection after the broker's `cut`-th packet read
+    back (CONNACK, SUBACK, the probe, PUBACKs...) of each connection, while `cuts` lasts."""
+
+    def __init__(self, port: int, cut: int, cuts: int):
+        self.target, self.cut, self.cuts = port, cut, cuts
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            cutting = self.cuts > 0
+            self.cuts -= 1
+            threading.Thread(target=self.pipe, args=(client, upstream, None), daemon=True).start()
+            threading.Thread(target=self.pipe, args=(upstream, client, self.cut if cutting else None),
+                             daemon=True).start()
+
+    def pipe(self, source: socket.socket, sink: socket.socket, cut: int | None) -> None:
+        reads = 0
+        try:
+            while data := source.recv(4096):
+                sink.sendall(data)
+                reads += 1
+                if cut is not None and reads >= cut:
+                    break
+        except OSError:
+            pass
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4, 6])
+def test_a_broker_dropping_the_connection_at_each_step_of_a_reconnect_while_events_flow(
+    broker: Broker, tmp_path: Path, cut: int
+) -> None:
+    """The broker's side cut after its first, second... answer of each of two connections, events
+    flowing meanwhile: the process reconnects each time, publishes every event, says it is
+    connected, and ends when asked (no deadlock: 3 of 8 runs hung before)."""
+    cutter = Cutter(broker.port, cut, cuts=2)
+    box = Box(tmp_path, f"test/cut{cut}", cutter.port)
+    watcher = Watcher(broker.port, f"test/cut{cut}/event/#")
+    _, bridge, thread = box.follow()
+    try:
+        for _ in range(6):
+            box.rolls(2, bridge)
+        link = box.world.loop.link
+        assert link is not None
+        watcher.wait_for(lambda seen: {seq for _, seq in numbers(watcher, f"test/cut{cut}")} >= set(
+            range(1, link.numbered + 1)))
+        assert bridge.publisher.wait(lambda p: p.connected, WAIT) and "connected to" in bridge.publisher.status()
+        assert bridge.publisher.connections >= 2 and cutter.cuts <= 0  # it was cut, and came back
+    finally:
+        bridge.hang_up()
+        thread.join(WAIT)
+        assert not thread.is_alive()
+        bridge.publisher.close()
+        watcher.stop()
+        cutter.close()
         box.close()
