@@ -216,3 +216,10 @@ def test_the_unit_has_a_watchdog_and_says_when_it_is_ready() -> None:
     lines = {line.split("=", 1)[0]: line.split("=", 1)[1] for line in unit.splitlines() if "=" in line
              and not line.startswith("#")}
     assert lines["Type"] == "notify" and int(lines["WatchdogSec"]) > 0 and lines["NotifyAccess"] == "main"
+
+
+def test_the_client_id_is_unique_per_box_and_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = publishing.client_id("gravebox/living-room")
+    monkeypatch.setattr(publishing.os, "getpid", lambda: 1)
+    assert first != publishing.client_id("gravebox/living-room")
+    assert socket.gethostname() in first and first.endswith("gravebox-living-room")
