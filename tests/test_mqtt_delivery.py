@@ -144,6 +144,9 @@ def test_the_connection_dropping_during_any_publish_of_a_connection_never_deadlo
         for number in range(5):
             publisher(StorageFailed(f"fault {number}"), mark=("run", number + 1))
         publisher.settle({"events": [], "game": None})
+        with fake.changed:  # the drop happened, or the connection's messages were all handed over without it
+            assert fake.changed.wait_for(lambda: len(fake.published) > step or (
+                len(fake._events()) == 5 and fake.published[-1][0].endswith("availability")), WAIT)
         assert publisher.wait(lambda p: not p.connected or all_sent(p), WAIT)
         assert not fake.stuck
         if not publisher.connected:
