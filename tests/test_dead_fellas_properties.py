@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from box.events import Whack
 from box.games.base import Press, Rejected, Roll, Setup, Step, Tap
 from box.games.dead_fellas import RULES
 from box.games.dead_fellas.invariants import check, check_step
-from box.games.dead_fellas.state import Game, Over
+from box.games.dead_fellas.state import Game, Over, Whacked
 from box.games.kit import MOST_PLAYERS
 
 SMALL = RULES.load_deck(Path(__file__).parent / "scenarios" / "dead-fellas" / "decks")
@@ -70,3 +72,32 @@ def test_random_legal_games_keep_the_invariants_and_never_get_stuck(players, cho
         legal = [action for action in candidates if isinstance(RULES.apply(game, action), Step)]
         assert legal, f"no legal input in {game.phase}"
         game = play(game, [chooser.choice(legal)])
+
+
+
+def scored(game: Game) -> int:
+    return sum(len(pile) for pile in game.board.piles)
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 3), chooser=st.randoms(use_true_random=False))
+def test_a_whole_game_tells_each_whack_once(players, chooser):
+    """Counted against the moves: only a step that sends a Mook to a score pile tells a whack, one at
+    most (the attacker ditching its evidence afterwards rebuilds the play, not the whack; a cancelled
+    cancel brings the whack back without a new one), and every whack played is told."""
+    candidates = [Press(button) for button in ("up", "down", "ok", "ok", "back")] + [
+        Tap("left", card) for card in SMALL.cards
+    ]
+    game = RULES.new(Setup(tuple(f"P{n + 1}" for n in range(players))), SMALL)
+    plays, told = set(), 0
+    for _ in range(300):
+        if isinstance(game.phase, Over):
+            break
+        steps = [step for action in candidates if isinstance(step := RULES.apply(game, action), Step)]
+        after = chooser.choice(steps).state
+        said = [event for event in RULES.events(game, after) if isinstance(event, Whack)]
+        assert len(said) <= max(0, scored(after) - scored(game)), (game.phase, after.phase)
+        if isinstance(after.last, Whacked):
+            plays.add(replace(after.last, evidence=None, evidence_slot=None))
+        told, game = told + len(said), after
+    assert told >= len(plays)  # each whack played told (the same whack again, after a cancel, is told again)

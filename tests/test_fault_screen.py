@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from box.core import sdnotify
 from box.core.fault import open_fault_display, stay_up_showing
+from box.links import sdnotify
 from box.parts.notices import fault_view
 from box.screens.render import render
 

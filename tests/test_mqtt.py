@@ -1,7 +1,7 @@
 """The box's events on a real MQTT broker: Debian's mosquitto on a loopback port (./run-tests
 installs it with scripts/test-packages.sh; these tests skip only where it is not installed).
 
-The MQTT process (`gravebox mqtt`, box/links/mqtt.py) follows a real box's control socket: as a child
+The MQTT process (`gravebox mqtt`, box/links/mqtt/) follows a real box's control socket: as a child
 process, or its `Bridge` on a thread of the test beside a simulated box."""
 
 from __future__ import annotations
@@ -174,8 +174,11 @@ def test_a_scripted_game_in_the_simulator_publishes_the_documented_topics(
     assert main(argv) == 0
     assert "MQTT: connected to 127.0.0.1:" in capsys.readouterr().out
     seen = watcher.wait_for(lambda seen: ("test/sim/availability", "offline", False) in seen)
+    seen = [message for message in seen if "/published" not in message[0]]  # the marker and the probe
     topics = [topic for topic, _, _ in seen]
-    assert topics[0] == "test/sim/availability" and watcher.messages[0][1] == "online"
+    # the state first (the box's, from its first dump), then "online": the house never sees an old state online
+    assert topics.index("test/sim/state") < seen.index(("test/sim/availability", "online", False))
+    assert topics.index("test/sim/availability") == seen.index(("test/sim/availability", "online", False))
     for name in ("game-started", "action-accepted", "turn-passed", "lap-completed", "dice-rolled"):
         assert f"test/sim/event/{name}" in topics
     lap = json.loads(watcher.last("test/sim/event/lap-completed") or "")
@@ -222,7 +225,7 @@ def test_discovery_configs_follow_home_assistants_documented_schema(broker: Brok
         required, allowed = SCHEMA[component]
         assert required <= set(config) <= allowed, topic
         assert set(config["device"]) <= DEVICE_KEYS and config["device"]["identifiers"] == ["test_ha"]
-        assert config["device"]["sw_version"] == "1.2.3"
+        assert config["device"]["sw_version"] == "1.2.3" and config["device"]["name"] == f"Gravebox {socket.gethostname()}"
         if component == "device_automation":
             assert config["automation_type"] == "trigger"
             pairs.add((config["type"], config["subtype"]))
@@ -231,8 +234,9 @@ def test_discovery_configs_follow_home_assistants_documented_schema(broker: Brok
         if component == "event":
             assert config["state_topic"] == f"test/ha/event/{config['event_types'][0]}"
         components[component] = components.get(component, 0) + 1
-    assert components == {"sensor": 5, "event": len(TRIGGERS), "device_automation": len(TRIGGERS)}
-    assert len(pairs) == len(TRIGGERS)  # (type, subtype) unique per device
+    # each trigger twice: its event, and its withdrawal by an undo
+    assert components == {"sensor": 5, "event": len(TRIGGERS), "device_automation": 2 * len(TRIGGERS)}
+    assert len(pairs) == 2 * len(TRIGGERS)  # (type, subtype) unique per device
     assert len({c["unique_id"] for c in configs.values() if "unique_id" in c}) == 5 + len(TRIGGERS)
 
     publisher = MqttPublisher(settings(broker.port, "test/ha")).start()  # and the broker gets them, retained
@@ -265,8 +269,9 @@ def test_availability_follows_the_box_and_the_last_will_tells_the_house_the_proc
         control.stop()  # the box stops: the house hears it at once
         watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "offline"))
         control = ControlServer(control.path, lambda command: None)
-        control.start()  # and back
+        control.start()  # and back: "online" once its first state dump is taken
         assert process.stdout.readline().strip() == "subscribed"
+        control.publish({"events": [], "game": None})
         watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "online"))
         process.send_signal(signal.SIGKILL)  # a power cut: no goodbye, the broker gives the will
         watcher.wait_for(lambda seen: seen[-1][:2] == ("test/will/availability", "offline"))
@@ -353,7 +358,7 @@ def test_a_user_and_password_and_never_the_password_in_the_log(
         wrong.start()
         assert wrong.wait(lambda p: "refused" in p.line, WAIT)
         assert "Not authorized" in wrong.status() and not wrong.connected
-        loaded = load_config(config).mqtt
+        loaded = load_config(config, secrets=True).mqtt
         assert loaded is not None and "c0ffin" not in repr(loaded)
         good = MqttPublisher(loaded).start()
         watcher = Watcher(broker.port, "test/auth/#", username="house", password="h0use")
@@ -376,9 +381,9 @@ def test_events_wait_for_an_absent_broker_up_to_a_bound_and_the_drops_are_counte
         assert publisher.wait(lambda p: "cannot reach the broker" in p.line, WAIT)
         for number in range(5):
             publisher(StorageFailed(f"fault {number}"))
-        assert publisher.dropped == 2 and [json.loads(p)["reason"] for _, p in publisher.pending] == [
+        assert publisher.dropped == 2 and [json.loads(m.payload)["reason"] for m in publisher.pending] == [
             "fault 2", "fault 3", "fault 4"]
-        assert publisher.status().endswith("(2 events dropped while it was away)")
+        assert publisher.status().endswith("(2 events lost)")
         assert publisher.reading.document()["storage"] == "fault 4"
     finally:
         publisher.close(timeout=0)
@@ -414,7 +419,7 @@ def test_with_mqtt_on_the_box_loads_nothing_of_it() -> None:
                          timeout=60)
     status, modules = run.stdout.split("\n", 1)
     assert "has not reported" in status  # the Box page's line until the MQTT process speaks
-    assert "box.core.app" in modules.split() and not {"box.links.mqtt", "paho", "paho.mqtt.client", "ssl"} & set(modules.split())
+    assert "box.core.app" in modules.split() and not [m for m in modules.split() if m.startswith(("box.links.mqtt", "paho", "ssl"))]
 
 
 def test_gravebox_run_with_mqtt_starts_the_mqtt_process_beside_the_box(broker: Broker, tmp_path: Path) -> None:
@@ -437,3 +442,34 @@ def test_gravebox_run_with_mqtt_starts_the_mqtt_process_beside_the_box(broker: B
         box.kill()
         box.wait(WAIT)
         watcher.stop()
+
+
+def test_sensors_render_none_with_nothing_to_say_which_home_assistant_shows_as_unknown() -> None:
+    """Rendered with Jinja as Home Assistant does: "None" is its word for unknown; a number where there is one."""
+    jinja2 = pytest.importorskip("jinja2")
+    from box.links.mqtt import Reading
+
+    configs = discovery(settings(1883, "test/none"), "1")
+    sensors = {topic.split("/")[3]: config for topic, config in configs.items() if "/sensor/" in topic}
+    idle = Reading().document()
+    rendered = {key: jinja2.Template(config["value_template"]).render(value_json=idle) for key, config in sensors.items()}
+    assert set(rendered.values()) == {"None"}, rendered
+    rolled = {**idle, "dice": [3, 4]}
+    assert jinja2.Template(sensors["last_roll"]["value_template"]).render(value_json=rolled) == "7"
+    assert sensors["last_roll"]["state_class"] == "measurement"
+
+
+def test_the_docs_announcement_renders_for_a_game_over_with_and_without_winners() -> None:
+    """docs/mqtt.md's example, rendered as Home Assistant renders it (YAML's folded `>-`, then Jinja)."""
+    jinja2 = pytest.importorskip("jinja2")
+    docs = (Path(__file__).parent.parent / "docs" / "mqtt.md").read_text(encoding="utf-8")
+    block = docs.split("**An announcement at game over:**", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    template = " ".join(line.strip() for line in block.split("message: >-", 1)[1].splitlines() if line.strip())
+    condition = json.loads(block.split("value_template:", 1)[1].splitlines()[0].strip())
+    for winners, said in ((["Bob"], "Deck of Death is over. Bob won."), ([], "Deck of Death is over. Nobody won.")):
+        payload = {"event_type": "game-over", "title": "Deck of Death", "winners": winners}
+        trigger = {"payload_json": payload}
+        assert jinja2.Template(condition).render(trigger=trigger) == "True"
+        assert " ".join(jinja2.Template(template).render(trigger=trigger).split()) == said
+    withdrawn = {"payload_json": {"event_type": "withdrawn", "withdrawn": {"event_type": "game-over"}}}
+    assert jinja2.Template(condition).render(trigger=withdrawn) == "False"

@@ -37,7 +37,6 @@ def test_mqtt_is_off_unless_configured_and_defaults_follow_the_issue(tmp_path: P
         ('[mqtt]\nhost = "b"\ndiscovery = "yes"\n', ["config.toml:3:", "mqtt.discovery", "true or false"]),
         ('[mqtt]\nhost = "b"\npasword_file = "x"\n', ["config.toml:3:", "mqtt.pasword_file", "unknown setting"]),
         ('[mqtt]\nhost = "b"\nca_file = "/nonexistent.pem"\n', ["config.toml:3:", "mqtt.ca_file", "no such file"]),
-        ('[mqtt]\nhost = "b"\npassword_file = "/nonexistent"\n', ["config.toml:3:", "mqtt.password_file", "no such"]),
         ("mqtt = 1\n", ["config.toml:1:", "mqtt must be a section"]),
     ],
 )
@@ -54,15 +53,51 @@ def test_a_password_file_others_may_read_is_refused_and_the_password_never_shown
     config = write(tmp_path, f'[mqtt]\nhost = "b"\nusername = "box"\npassword_file = "{secret}"\n')
     secret.chmod(0o644)
     with pytest.raises(ConfigError, match=r"config.toml:4: mqtt.password_file: .*others may read it") as caught:
-        load_config(config)
+        load_config(config, secrets=True)
     assert "c0ffin" not in str(caught.value)
     secret.chmod(0o600)
-    mqtt = load_config(config).mqtt
+    mqtt = load_config(config, secrets=True).mqtt
     assert mqtt is not None and mqtt.password == "c0ffin-lid" and "c0ffin" not in repr(mqtt)
     secret.unlink()
     secret.symlink_to(tmp_path / "elsewhere")
     with pytest.raises(ConfigError, match=r"mqtt\.password_file"):
-        load_config(config)
+        load_config(config, secrets=True)
+
+
+def test_only_gravebox_mqtt_reads_the_password_file_and_the_box_never_fails_over_it(tmp_path: Path) -> None:
+    secret = tmp_path / "password"
+    secret.write_text("c0ffin-lid\n")
+    secret.chmod(0o644)  # refused by gravebox mqtt, and none of the box's or the page's business
+    config = write(tmp_path, f'[mqtt]\nhost = "b"\nusername = "box"\npassword_file = "{secret}"\n')
+    mqtt = load_config(config).mqtt
+    assert mqtt is not None and mqtt.password is None
+    secret.unlink()  # gone: the box still starts; gravebox mqtt says so in one line
+    assert load_config(config).mqtt is not None
+    with pytest.raises(ConfigError, match=r"config.toml:4: mqtt.password_file: .*no such"):
+        load_config(config, secrets=True)
+    assert main(["mqtt", "--config", str(config)]) == 2
+
+
+def test_the_password_files_group_must_be_the_services_and_its_owner_root_or_the_service(tmp_path: Path) -> None:
+    import grp
+    import os
+
+    secret = tmp_path / "password"
+    secret.write_text("c0ffin-lid\n")
+    secret.chmod(0o640)
+    config = write(tmp_path, f'[mqtt]\nhost = "b"\nusername = "box"\npassword_file = "{secret}"\n')
+    assert load_config(config, secrets=True).mqtt.password == "c0ffin-lid"  # type: ignore[union-attr]
+    others = [group.gr_gid for group in grp.getgrall() if group.gr_gid != os.getegid()]
+    if os.geteuid() != 0 or not others:
+        pytest.skip("changing a file's group to another needs root")
+    os.chown(secret, -1, others[0])  # root:users 0640, say: the users could read it
+    with pytest.raises(ConfigError, match=r"mqtt.password_file: .*the group .* may read it: chown root:"):
+        load_config(config, secrets=True)
+    secret.chmod(0o600)  # the group has no rights: whatever it is, it is fine
+    assert load_config(config, secrets=True).mqtt.password == "c0ffin-lid"  # type: ignore[union-attr]
+    os.chown(secret, 65534, -1)  # nobody's
+    with pytest.raises(ConfigError, match=r"owned by another user"):
+        load_config(config, secrets=True)
 
 
 def test_a_bad_mqtt_option_on_the_command_line_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,5 @@
 """The MQTT process takes the box's events from its state dumps: each once, in order, the ones it
-could not see counted (box/links/mqtt.py `Window`, over the phone link's numbered window, box/parts/phone.py)."""
+could not see counted (box/links/mqtt/bridge.py `Window`, over the phone link's numbered window, box/parts/phone.py)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from box.core import sdnotify
+from box.links import sdnotify
 
 
 class FakeSystemd:
@@ -81,7 +81,7 @@ def test_socket_error_is_logged_not_swallowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "nobody-listens"))
-    with caplog.at_level(logging.WARNING, logger="box.core.sdnotify"):
+    with caplog.at_level(logging.WARNING, logger="box.links.sdnotify"):
         assert sdnotify.watchdog() is False
     assert "WATCHDOG=1" in caplog.text and "nobody-listens" in caplog.text
 

@@ -230,6 +230,8 @@ def test_each_finished_game_offers_bg_stats_and_every_play_exports(box: JudgingR
     assert [p["winner"] for p in play["players"]] == [name in newest.winners for name in newest.players]
     assert [p["startPlayer"] for p in play["players"]] == [True] + [False] * (len(newest.players) - 1)
     assert play["game"]["noPoints"] is True and newest.players[0] in play["comments"]
+    assert play["sourcePlayId"] == f"gravebox-{socket.gethostname()}-{newest.id}" and "bggId" not in play["game"]
+    assert play["game"]["highestWins"] is (newest.name != "deadlines")
 
     exported = box.client.get("/history.json")
     assert exported.headers["content-disposition"].endswith('"gravebox-plays.json"')

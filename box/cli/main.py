@@ -186,12 +186,12 @@ def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:
 
 
 def publish_mqtt(args: argparse.Namespace) -> int:
-    """`gravebox mqtt`: follow the box's control socket, publish its events (box/links/mqtt.py)."""
+    """`gravebox mqtt`: follow the box's control socket, publish its events (box/links/mqtt/)."""
     from box.links.control import socket_path
     from box.links.mqtt import main as publish
     from box.storage.config import DEFAULT_CONFIG, load_config
 
-    settings = mqtt_from(args, load_config(args.config if args.config else DEFAULT_CONFIG))
+    settings = mqtt_from(args, load_config(args.config if args.config else DEFAULT_CONFIG, secrets=True))
     if settings is None:
         print("gravebox: mqtt: no broker: the settings have no [mqtt] table and no --mqtt HOST:PORT was given",
               file=sys.stderr)

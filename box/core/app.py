@@ -99,7 +99,7 @@ def assemble(
     `chips`: the simulator's chips, for simulated readers (kept across its power cuts).
     `parts`: parts already opened (a bench's, a test's), posting into `inbox`; `bus`: the event
     bus the box publishes on (a new one by default). `mqtt`: the settings have MQTT on; the box
-    only shows what the MQTT process (`gravebox mqtt`, box/links/mqtt.py, its own process fed by the
+    only shows what the MQTT process (`gravebox mqtt`, box/links/mqtt/, its own process fed by the
     control socket) says of itself: nothing of MQTT runs or is imported in the box.
     """
     inbox = inbox if inbox is not None else queue.SimpleQueue()

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from box.core import sdnotify
+from box.links import sdnotify
 from box.parts.notices import fault_view
 from box.storage.pinmap import DisplayWiring
 

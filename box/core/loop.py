@@ -241,7 +241,7 @@ class BoxLoop:
 
     def say_status(self, said: str | None) -> str:
         """Send systemd the status line when it changed since `said`; returns the line now."""
-        from box.core import sdnotify
+        from box.links import sdnotify
 
         line = self.status_line()
         if line != said:
@@ -261,8 +261,8 @@ class BoxLoop:
         closes (a tool command is done); `after_pass` runs after every pass (a command's
         terminal report).
         """
-        from box.core import sdnotify
         from box.core.fullcheck import check_after_ready
+        from box.links import sdnotify
         from box.ports.display import PusherThread
         from box.ports.nfc.reader import start_readers
 

@@ -71,7 +71,7 @@ LIVENESS = 5.0  # seconds between a quiet subscription's looks at whether its cl
 COMMANDS: dict[str, dict[str, type]] = {
     "state": {},
     "subscribe": {},
-    "mqtt-status": {"line": str},  # the MQTT process (box/links/mqtt.py) says how it is: kept for the state dump
+    "mqtt-status": {"line": str},  # the MQTT process (box/links/mqtt/) says how it is: kept for the state dump
     "show-code": {"code": str, "seconds": int},  # show the pairing code on the OLED for a while
     "hide-code": {},
     "enrol": {"game": str, "card": str},  # the next tag laid on any reader becomes this card

@@ -432,15 +432,16 @@ class PhoneLink:
     The loop publishes them with each state it sends the page (`recent`); a new event wakes the
     loop (`wake`), so the page hears of it at once. Each is numbered (`seq`, from 1, with the
     link's `run`, new at every start of the box) and stamped (`at`, UNIX time), so a follower that
-    skips a dump (the MQTT process, box/links/mqtt.py) takes each event once and counts what it missed.
-    Of the standings only the newest is kept, unnumbered: it is state, and would crowd out the moments.
+    skips a dump (the MQTT process, box/links/mqtt/) takes each event once and counts what it missed.
+    Of the standings only the newest is kept, unnumbered: it is state, and would crowd out the moments;
+    it stays however many moments follow (a follower starting late reads where the game stands).
     """
 
     KEPT = 20
 
     def __init__(self, wake: Callable[[], None]):
         self.wake = wake
-        self.recent: deque[dict[str, Any]] = deque(maxlen=self.KEPT)
+        self.recent: deque[dict[str, Any]] = deque()
         self.run = os.urandom(4).hex()
         self.numbered = 0
 
@@ -453,4 +454,6 @@ class PhoneLink:
             self.numbered += 1
             entry["seq"] = self.numbered
         self.recent.append(entry)
+        if sum("seq" in kept for kept in self.recent) > self.KEPT:  # the oldest moment goes, never the standing
+            self.recent.remove(next(kept for kept in self.recent if "seq" in kept))
         self.wake()

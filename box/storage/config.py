@@ -51,7 +51,7 @@ TOPIC = re.compile(r"[^#+\x00/\s][^#+\x00\s]{0,199}")  # a topic to publish unde
 
 @dataclass(frozen=True)
 class MqttConfig:
-    """Where the box publishes its events (box/links/mqtt.py); the password is never shown (repr)."""
+    """Where the box publishes its events (box/links/mqtt/); the password is never shown (repr)."""
 
     host: str
     port: int = 1883
@@ -112,8 +112,11 @@ class Config:
     hardware: str = "pi"  # "simulated": the installed service on fakes, said so, never a silent fallback
 
 
-def load_config(path: Path | None) -> Config:
-    """Read the settings; no file is the defaults. Raises ConfigError with file, line, field."""
+def load_config(path: Path | None, secrets: bool = False) -> Config:
+    """Read the settings; no file is the defaults. Raises ConfigError with file, line, field.
+
+    The MQTT password file is read only with `secrets` (`gravebox mqtt`, the one process that uses
+    it): the box and the page neither read it nor fail over it."""
     if path is None or not present(path):
         return Config()
     text = read_text(path, ConfigError, "settings file", limit=MAX_CONFIG_BYTES)
@@ -128,7 +131,7 @@ def load_config(path: Path | None) -> Config:
     if unknown:
         shown = ", ".join(sorted(name[:40] for name in unknown))
         raise ConfigError(path, f"unknown section(s) {shown}; only [box], [web] and [mqtt]")
-    mqtt = mqtt_settings(data["mqtt"], path, fail) if "mqtt" in data else None
+    mqtt = mqtt_settings(data["mqtt"], path, fail, secrets) if "mqtt" in data else None
     web = data.get("web", {})
     if not isinstance(web, dict):
         raise ConfigError(path, "web must be a section: [web]", line=fail("web", "").line, field="web")
@@ -195,9 +198,10 @@ def present(path: Path) -> bool:
     return True
 
 
-def mqtt_settings(table: object, path: Path, fail: Callable[..., ConfigError]) -> MqttConfig:
-    """The `[mqtt]` table, checked; the password file is read here (bounded, and only if no one
-    but its owner and group may read it). Raises ConfigError with file, line, field."""
+def mqtt_settings(table: object, path: Path, fail: Callable[..., ConfigError], secrets: bool = False) -> MqttConfig:
+    """The `[mqtt]` table, checked; with `secrets`, the password file is read here (bounded, and only
+    if it is root's or this user's, and no one but this process's group may read it). Raises
+    ConfigError with file, line, field."""
     if not isinstance(table, dict):
         raise ConfigError(path, "mqtt must be a section: [mqtt]", line=fail("mqtt", "").line, field="mqtt")
     for key in table:
@@ -228,7 +232,7 @@ def mqtt_settings(table: object, path: Path, fail: Callable[..., ConfigError]) -
     if "ca_file" in paths and not paths["ca_file"].is_file():
         raise fail("ca_file", f"no such file: {paths['ca_file']}", "mqtt")
     password = None
-    if "password_file" in paths:
+    if "password_file" in paths and secrets:
         try:
             password = read_password(paths["password_file"])
         except ConfigError as problem:
@@ -237,8 +241,19 @@ def mqtt_settings(table: object, path: Path, fail: Callable[..., ConfigError]) -
                       table.get("discovery", True), prefix.rstrip("/"))
 
 
+def group_name(gid: int) -> str:
+    import grp
+
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
 def read_password(path: Path) -> str:
-    """The first line of the password file; ConfigError when others may read it, or it is no such file.
+    """The first line of the password file; ConfigError when others may read it, when another group
+    than this process's may (`chown root:gravebox`, docs/mqtt.md), when another user than root or
+    this one owns it, or when it is no such file.
 
     >>> import tempfile; secret = Path(tempfile.mkdtemp()) / "password"
     >>> _ = secret.write_text("s3cret\\n"); secret.chmod(0o640)
@@ -251,13 +266,19 @@ def read_password(path: Path) -> str:
     from box.files.bounded import read_bounded
 
     try:
-        mode = os.stat(path, follow_symlinks=False).st_mode
+        status = os.stat(path, follow_symlinks=False)
     except FileNotFoundError:
         raise ConfigError(path, "no such password file") from None
     except OSError as problem:
         raise ConfigError(path, f"cannot read it: {problem.strerror or problem}") from None
+    mode = status.st_mode
     if stat.S_ISREG(mode) and mode & 0o007:
         raise ConfigError(path, "others may read it: chmod o-rwx it (the service's user or group only)")
+    ours = group_name(os.getegid())
+    if stat.S_ISREG(mode) and mode & 0o070 and status.st_gid != os.getegid():
+        raise ConfigError(path, f"the group {group_name(status.st_gid)} may read it: chown root:{ours} it, or chmod g-rwx")
+    if stat.S_ISREG(mode) and status.st_uid not in (0, os.geteuid()):
+        raise ConfigError(path, f"owned by another user: chown root:{ours} it")
     data = read_bounded(path, MAX_PASSWORD_BYTES, ConfigError, "password file")
     try:
         line = data.decode("utf-8").splitlines()[0] if data.strip() else ""

@@ -22,6 +22,7 @@ import csv
 import io
 import json
 import urllib.parse
+from collections.abc import Mapping
 from typing import Any
 
 from box.web.drawings import per
@@ -41,26 +42,67 @@ def figures_said(game: GameSummary) -> str:
     return "; ".join(rows)
 
 
-def bgstats_play(game: GameSummary, title: str, location: str) -> dict[str, Any]:
-    """The play as BG Stats' import reads it (its documented fields)."""
+def highest_wins(game: str) -> bool:
+    """What the game declares: its first figure leads with the most (False: the fewest, as Deadlines' penalties).
+
+    >>> highest_wins("deadlines"), highest_wins("dead-set")
+    (False, True)
+    """
+    from box.games import rules_for
+
+    try:
+        figures = rules_for(game).figures
+    except KeyError:  # a game this box no longer has
+        return True
+    return not (figures and figures[0].fewest_lead)
+
+
+def minutes_between(started: str | None, ended: str | None) -> int | None:
+    """Whole minutes from `started` to `ended` (local times as the box keeps them); None when unknown.
+
+    >>> minutes_between("2026-12-01 21:00", "2026-12-01 21:42:30"), minutes_between("2026-12-01 21:00", None)
+    (42, None)
+    """
+    from datetime import datetime
+
+    times = []
+    for said in (started, ended):
+        try:
+            times.append(datetime.fromisoformat(said or ""))
+        except ValueError:
+            return None
+    minutes = int((times[1] - times[0]).total_seconds() // 60)
+    return minutes if minutes >= 0 else None
+
+
+def bgstats_play(game: GameSummary, title: str, location: str, ids: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The play as BG Stats' import reads it (its documented fields): its stable id (a second tap does
+    not import it twice), each player by their roster id (`ids`: name -> id; a rename keeps BG Stats'
+    match), which side wins as the game declares, its minutes where the box knows its end; no BGG id."""
+    ids = ids or {}
     play: dict[str, Any] = {
         "sourceName": SOURCE,
+        "sourcePlayId": f"{SOURCE.lower()}-{location}-{game.id}",
         "location": location,
         "comments": figures_said(game),
-        "game": {"name": title, "bggId": 0, "noPoints": True, "highestWins": True, "sourceGameId": game.name},
+        "game": {"name": title, "noPoints": True, "highestWins": highest_wins(game.name), "sourceGameId": game.name},
         "players": [
-            {"name": name, "winner": name in game.winners, "startPlayer": seat == 0, "sourcePlayerId": name}
+            {"name": name, "winner": name in game.winners, "startPlayer": seat == 0,
+             "sourcePlayerId": ids.get(name, name)}
             for seat, name in enumerate(game.players)
         ],
     }
     if game.started:
         play["playDate"] = game.started if len(game.started) > 16 else f"{game.started}:00"
+    minutes = minutes_between(game.started, game.ended)
+    if minutes is not None:
+        play["durationMin"] = minutes
     return play
 
 
-def bgstats_link(game: GameSummary, title: str, location: str) -> str:
+def bgstats_link(game: GameSummary, title: str, location: str, ids: Mapping[str, str] | None = None) -> str:
     """BG Stats' link for other apps, with the play in it."""
-    data = json.dumps(bgstats_play(game, title, location), separators=(",", ":"), ensure_ascii=False)
+    data = json.dumps(bgstats_play(game, title, location, ids), separators=(",", ":"), ensure_ascii=False)
     return BGSTATS + urllib.parse.quote(data, safe="")
 
 

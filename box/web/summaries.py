@@ -85,6 +85,7 @@ class GameSummary:
     winners: tuple[str, ...]
     figures: Figures = field(default_factory=dict)  # player -> figure key -> value
     declared: tuple[Figure, ...] = ()  # the game's figures as its rules declared them: keys, labels, adding
+    ended: str | None = None  # local time it ended, where the box's history line keeps it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,8 +135,8 @@ class GameSummary:
             raise ValueError("id, actions or name of the wrong kind")
         if not (isinstance(data["finished"], bool) and isinstance(data["over"], bool)):
             raise ValueError("finished or over: not true or false")
-        if data["started"] is not None and not isinstance(data["started"], str):
-            raise ValueError("started: not a date")
+        if any(data[key] is not None and not isinstance(data[key], str) for key in ("started", "ended")):
+            raise ValueError("started or ended: not a date")
         return cls(
             **{**data, "players": tuple(players), "winners": tuple(winners), "declared": figures_declared}
         )
@@ -223,6 +224,7 @@ def from_played(record: GameRecord, played: Played) -> GameSummary:
         winners=played.winners,
         figures={player: {key: int(value) for key, value in row.items()} for player, row in played.figures.items()},
         declared=declared,
+        ended=played.ended or None,
     )
 
 

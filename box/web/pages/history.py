@@ -21,7 +21,7 @@ from box.games import TITLES
 from box.web.exports import bgstats_link, plays_csv, plays_json
 from box.web.journal_view import JournalBusy
 from box.web.pages.roster import roster_of
-from box.web.people import PlayerStats, player_stats, seats_of
+from box.web.people import PlayerStats, player_stats, seated, seats_of
 from box.web.site import BUSY, Site
 from box.web.summaries import GameSummary
 
@@ -75,8 +75,11 @@ class HistoryPage:
         page = min(max(1, _number(request.query_params.get("page"))), pages)
         shown = slice((page - 1) * PAGE_GAMES, page * PAGE_GAMES)
         location = socket.gethostname()
-        links = {g.id: bgstats_link(g, TITLES.get(g.name, g.name), location) for g in played[shown]}
-        players = player_stats(finished, roster_of(self.site), seats_of(values))
+        roster, seats = roster_of(self.site), seats_of(values)
+        links = {g.id: bgstats_link(g, TITLES.get(g.name, g.name), location,
+                                    {name: person for name, person, _ in seated(g, roster, seats)})
+                 for g in played[shown]}
+        players = player_stats(finished, roster, seats)
         context = {
             "played": played[shown], "abandoned": abandoned[shown], "page": page, "pages": pages,
             "games_played": len(played), "uncounted": self.site.view.uncounted,
