@@ -29,7 +29,7 @@ from box.games import CARD_NAMES, GAMES, TITLES, rules_for
 from box.games.base import Option, View
 from box.screens import render as screens
 from box.screens.menu import Menu
-from box.storage.roster import MAX_NAME_LENGTH, player_name
+from box.storage.player_ids import MAX_NAME_LENGTH, player_name
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 LONGEST_NAMES = (  # ten names of the roster's longest, of one, two and three words, in three scripts

@@ -34,8 +34,8 @@ from box.games.base import Rejected, Step, View
 from box.messages import ControlCommand, Refused
 from box.screens.game import GameHost
 from box.screens.protocol import BaseScreen, Card
-from box.storage.player_ids import SEATS
-from box.storage.roster import PLAYER, ROSTER_FILE, Roster, player_name, save_roster
+from box.storage.player_ids import SEATS, player_name
+from box.storage.roster import PLAYER, ROSTER_FILE, Roster, save_roster
 from box.storage.roster import load_roster as read_roster
 from box.storage.tags import TAGS_FILE, TagMap, simulated_uid
 from box.words import VOLUME_LEVELS, PressKind, Sound

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 from box.games.base import View
 from box.screens.menu import MenuScreen, Picker
 from box.screens.protocol import BaseScreen, StackHost
-from box.storage.player_ids import Sat
-from box.storage.roster import MAX_NAME_LENGTH, MAX_NAMES, ROSTER_FILE, player_name, save_roster
+from box.storage.player_ids import MAX_NAME_LENGTH, Sat, player_name
+from box.storage.roster import MAX_NAMES, ROSTER_FILE, save_roster
 from box.words import PressKind, Sound
 
 if TYPE_CHECKING:

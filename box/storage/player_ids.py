@@ -1,4 +1,4 @@
-"""Players' ids: a new player's is random and none the journal's seats hold; an old roster's is made from
+"""Who a player is: their name as the box keeps it (`player_name`) and their id: a new player's is random and none the journal's seats hold; an old roster's is made from
 the name (crc32, as older boxes made them), and still read.
 
 `Sat` is who sat at the journal's games (their seat ids, by name): a new player is judged against
@@ -10,12 +10,16 @@ from __future__ import annotations
 import binascii
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from box.words import unshown
+
 SEATS = "seats."  # the journal's box value "seats.<game id>": each seat's player id (null: a seat left as P3)
 PERSON_ID = re.compile(r"[0-9a-z]{4,16}")
+MAX_NAME_LENGTH = 16  # a name must fit a line of the OLED beside a score
 
 
 def person_id(name: str, taken: Iterable[str] = ()) -> str:
@@ -80,3 +84,36 @@ def seated_ids(values: Mapping[str, Any]) -> set[str]:
 
 
 NOBODY = Sat()  # no game played yet: a new player's id is only random
+
+
+def player_name(text: str, known: Iterable[str] = ()) -> str:
+    """A player's name as the box keeps it: spaces collapsed, accents composed (NFC), 1 to 16
+    characters the OLED shows (Latin, Greek, Cyrillic: box.words.SHOWN), and the spelling of the
+    `known` name it matches whatever the case; ValueError says what is wrong.
+
+    >>> player_name("  ann ", ("Ann", "Bob")), player_name("Zoë Li"), player_name("Łucja"), player_name("Ђорђе")
+    ('Ann', 'Zoë Li', 'Łucja', 'Ђорђе')
+    >>> player_name("Bartholomew Smithers")
+    Traceback (most recent call last):
+    ValueError: a player's name has at most 16 characters: 'Bartholomew Smithers' has 20
+    >>> player_name("李小龍")
+    Traceback (most recent call last):
+    ValueError: a player's name has '李小龍', which the box's screen cannot show: Latin, Greek and Cyrillic letters only
+    """
+    if not isinstance(text, str):
+        raise ValueError("a player's name must be text")
+    name = unicodedata.normalize("NFC", " ".join(text.split()))
+    if not name:
+        raise ValueError("a player's name is empty")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ValueError(
+            f"a player's name has at most {MAX_NAME_LENGTH} characters: {name[:40]!r} has {len(name)}"
+        )
+    if not name.isprintable():
+        raise ValueError(f"a player's name is letters and signs, not control characters: {name!r}")
+    if missing := unshown(name):
+        raise ValueError(
+            f"a player's name has {missing!r}, which the box's screen cannot show: Latin, Greek and Cyrillic letters only"
+        )
+    folded = name.casefold()
+    return next((other for other in known if other.casefold() == folded), name)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,8 +37,7 @@ from box.errors import ConfigError
 from box.files.bounded import read_bounded, sync_folder, unique_name, write_atomically
 from box.files.text import decode_text
 from box.storage import player_ids
-from box.storage.player_ids import NOBODY, PERSON_ID, Sat
-from box.words import unshown
+from box.storage.player_ids import NOBODY, PERSON_ID, Sat, player_name
 
 log = logging.getLogger(__name__)
 
@@ -51,42 +49,8 @@ DATED = "dated."  # "dated.<game id>": the clock "started.<game id>" came from (
 MAX_NAMES = 24
 MAX_FORMER = 16  # names (and merged ids) a player keeps: the oldest go first
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # "P3": a seat nobody named, nobody's
-MAX_NAME_LENGTH = 16  # a name must fit a line of the OLED beside a score
 MAX_ROSTER_BYTES = 64 * 1024
 """24 names and every game's options are a few hundred bytes: a file far larger is not a roster."""
-
-
-def player_name(text: str, known: Iterable[str] = ()) -> str:
-    """A player's name as the box keeps it: spaces collapsed, accents composed (NFC), 1 to 16
-    characters the OLED shows (Latin, Greek, Cyrillic: box.words.SHOWN), and the spelling of the
-    `known` name it matches whatever the case; ValueError says what is wrong.
-
-    >>> player_name("  ann ", ("Ann", "Bob")), player_name("Zoë Li"), player_name("Łucja"), player_name("Ђорђе")
-    ('Ann', 'Zoë Li', 'Łucja', 'Ђорђе')
-    >>> player_name("Bartholomew Smithers")
-    Traceback (most recent call last):
-    ValueError: a player's name has at most 16 characters: 'Bartholomew Smithers' has 20
-    >>> player_name("李小龍")
-    Traceback (most recent call last):
-    ValueError: a player's name has '李小龍', which the box's screen cannot show: Latin, Greek and Cyrillic letters only
-    """
-    if not isinstance(text, str):
-        raise ValueError("a player's name must be text")
-    name = unicodedata.normalize("NFC", " ".join(text.split()))
-    if not name:
-        raise ValueError("a player's name is empty")
-    if len(name) > MAX_NAME_LENGTH:
-        raise ValueError(
-            f"a player's name has at most {MAX_NAME_LENGTH} characters: {name[:40]!r} has {len(name)}"
-        )
-    if not name.isprintable():
-        raise ValueError(f"a player's name is letters and signs, not control characters: {name!r}")
-    if missing := unshown(name):
-        raise ValueError(
-            f"a player's name has {missing!r}, which the box's screen cannot show: Latin, Greek and Cyrillic letters only"
-        )
-    folded = name.casefold()
-    return next((other for other in known if other.casefold() == folded), name)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ own `tags.csv`, `gravebox enroll --export/--import`, the stick's `gravebox-tags.
 page's backup and restore. One rule set: a header line `uid,game,card` (a `name` column is
 optional and only informative; any order, any case), then a line per tag: a hex UID of 4, 7 or
 10 bytes (colons and spaces allowed), a game, a card (a player token's card is a player's name,
-`box.storage.roster.player_name`); no tag and no card twice; `#` starts a comment line.
+`box.storage.player_ids.player_name`); no tag and no card twice; `#` starts a comment line.
 
 >>> uid = simulated_uid("dead-set", "ds001")
 >>> len(uid), uid[0]
@@ -35,7 +35,8 @@ from box.decks.codec import Deck
 from box.errors import ConfigError
 from box.files.bounded import read_bounded, sync_folder, unique_name, write_atomically
 from box.files.text import MAX_FIELD, decode_text
-from box.storage.roster import PLAYER, player_name
+from box.storage.player_ids import player_name
+from box.storage.roster import PLAYER
 from box.words import UID_LENGTHS
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,8 @@ from box.errors import FileProblem
 from box.games import GAMES, rules_for
 from box.games.base import Option
 from box.links.control import MOST_SEATS
-from box.storage.roster import ROSTER_FILE, load_roster, player_name
+from box.storage.player_ids import player_name
+from box.storage.roster import ROSTER_FILE, load_roster
 from box.web.site import NOT_RUNNING, PENDING, Refused, Site
 from box.words import VOLUME_LEVELS
 
