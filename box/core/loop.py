@@ -178,7 +178,8 @@ class BoxLoop:
             return
         view = self.box.screen(now)
         if view != self.last_view:
-            self.last_view, self.shown_at, self.scrolled = view, now, ()
+            self.last_view, self.shown_at = view, now
+            self.scrolled = self.marquee(view, now)  # where its marquees start: the frame below shows them there
             self.renders += 1
             self.parts.pusher.submit(render(view))
             return
