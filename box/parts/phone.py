@@ -435,6 +435,7 @@ class PhoneLink:
         self.recent: deque[dict[str, Any]] = deque(maxlen=self.KEPT)
         self.run = os.urandom(4).hex()
         self.numbered = 0
+        self.changes = 0  # events taken so far, numbered or not: the loop dumps the state again when it grows
 
     def __call__(self, event: Event) -> None:
         entry = {**as_json(event), "at": round(time.time(), 3), "run": self.run}
@@ -445,4 +446,5 @@ class PhoneLink:
             self.numbered += 1
             entry["seq"] = self.numbered
         self.recent.append(entry)
+        self.changes += 1
         self.wake()
