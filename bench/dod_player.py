@@ -1,8 +1,8 @@
 """A random but sensible Deck of Death player for a ``SimulatedBox``: presses, rolls and taps that move the game on.
 
 Each input is chosen from what the current phase takes (docs/games/deck-of-death.md): OK or ROLL in the
-draw phase, ROLL to throw, OK/BACK for challenges, a tapped card or OK in the card phase,
-UP/DOWN/OK in duels; now and then a white card, a long UP or DOWN list, or a stray press the game
+draw phase, ROLL to throw, OK/BACK for challenges, UP/DOWN/OK for a failed card's consequences, a
+tapped card or OK in the card phase, UP/DOWN/OK in duels; now and then a white card, a long UP or DOWN list, or a stray press the game
 refuses. Inputs go through the simulated hardware: gpiozero mock pins and the simulated PN532s.
 Long OK ("enough chaos") is never pressed, so the session never ends.
 """
@@ -23,6 +23,7 @@ BY_PHASE: dict[str, tuple[str, ...]] = {
     "challenge": ("ok", "ok", "back", "tap-space"),
     "react": ("back", "tap", "tap"),
     "reflected": ("ok", "back"),
+    "failed": ("up", "down", "ok", "ok"),  # a failed card that moves tokens: go on, cast inside, or move a token
     "card": ("tap", "tap", "tap", "ok"),
     "duel-style": ("up", "down", "ok", "ok"),
     "duel-roll": ("roll", "roll", "roll", "back"),

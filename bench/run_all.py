@@ -61,7 +61,9 @@ def run(name: str, quick: bool) -> dict[str, Any]:
 
 
 def met(figures: dict[str, Any]) -> bool:
-    """Whether every target a benchmark reports was met."""
+    """Whether every target a benchmark reports was met: never for one that failed or measured nothing."""
+    if figures.get("error") or figures.get("skipped"):
+        return False
     verdicts = [figures.get("meets_target", True)]
     for value in figures.values():
         if isinstance(value, dict) and "meets_target" in value:
