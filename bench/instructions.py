@@ -21,11 +21,17 @@ Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
   and NDEF read, the loop's handling, the render and the packing and sending of the picker it
   opens. Counted alone: callgrind collects inside ``operator.call`` only (``--toggle-collect``),
   with the simulated chip's own work hidden; the lift and the BACK between taps are not counted,
-  nor the first tap (it imports the tag I/O, once a run);
+  nor the first tap (it imports the tag I/O, once a run, and reads the tag's record: the taps
+  counted are of a tag the readers know, whose record is not read again, box/ports/nfc/reader.py);
+- ``press_followed``, ``tap_followed``: the same with the control socket served and followed by
+  as many subscribers as it takes (the phone page's process and the MQTT process are two): the
+  loop's state dumps are counted, the socket threads' sending and the followers are not;
 - ``undo``: the last action taken back at the end of a 40,000-action game (``bench/journals.py``),
   from the last action before a checkpoint down (the states after the base are kept: none is
   replayed), and ``undo_checkpoint``: the one that crosses a checkpoint (loads the one before and
-  replays the K - 1 actions after it), counted once; both counted alone, as the tap;
+  replays the K - 1 actions after it), counted once; both as the box menu's undo does it
+  (``Box.undo``: the label read, the session's undo and its commit, the notice, the events
+  published), counted alone, as the tap; the render of the screen after it is not counted;
 - ``idle_second``: a second of the box with nothing happening;
 - ``history_page``: the phone page's ``/history`` (``gravebox web``'s app, asked in process) over
   1,000 finished games and a 40,000-action game in play (``bench/history_scale.py``'s journal),
@@ -61,14 +67,15 @@ CLOCK_GHZ = 1.0  # the Zero 2 W's cores
 # Goals on a Zero 2 W, in ms (idle: % of a core). The bus time is added for the inputs.
 GOALS = {"press": 30.0, "tap": 30.0, "undo": 20.0, "undo_checkpoint": 20.0, "ready_fresh": 1500.0,
          "ready_long_game": 1500.0, "idle_second": 1.0, "history_page": 1000.0}
-BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0}  # the frame on the wire at 400 kHz (bench/input_latency.py): a cursor move ~400 bytes, the tap's picker ~930
-REPEATS = {"press": 40, "tap": 20, "undo": 30, "undo_checkpoint": 1, "action": 30, "action_checkpoint": 1, "idle_second": 20,
+BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0, "press_followed": 9.0, "tap_followed": 21.0}  # the frame on the wire at 400 kHz (bench/input_latency.py): a cursor move ~400 bytes, the tap's picker ~930
+REPEATS = {"press": 40, "tap": 20, "press_followed": 40, "tap_followed": 20, "undo": 30, "undo_checkpoint": 1, "action": 30, "action_checkpoint": 1, "idle_second": 20,
            "history_page": 1}
 HISTORY_GAMES = 1000  # finished games in the history page's journal
 IMMUNITY_CARD = "dd177"
 TOGGLED = ["--collect-atstart=no", "--toggle-collect=_operator_call", "--toggle-collect=functools_reduce"]
 """callgrind collects only inside ``operator.call`` (`counted`), and not inside ``functools.reduce`` within it (`uncounted`)."""
-COUNTED_ALONE = {"press", "tap", "undo", "undo_checkpoint", "action", "action_checkpoint"}  # scenarios whose own path is marked by `counted`; the rest count the whole process
+FOLLOWED_RISE_PCT = 5.0  # the followed press and tap: at most this much above the press and the tap alone
+COUNTED_ALONE = {"press", "tap", "press_followed", "tap_followed", "undo", "undo_checkpoint", "action", "action_checkpoint"}  # scenarios whose own path is marked by `counted`; the rest count the whole process
 
 
 # ---------------------------------------------------------------- the scenarios (run in the child)
@@ -183,13 +190,33 @@ class Press:
         assert world.parts.pusher.push_due(world.now)
 
 
+def follow(world: Any, scratch: Path) -> None:
+    """Serve the box's control socket and follow it with as many subscribers as it takes, each read
+    by a thread of its own (uncounted, as the socket's own threads are)."""
+    import threading
+
+    from box.links import control
+    from box.links.client import ControlClient
+
+    server = control.ControlServer(scratch / "control.sock", world.loop.enqueue)
+    server.start()
+    world.loop.attach_control(server)
+    for _ in range(control.MAX_SUBSCRIBERS):
+        stream = ControlClient(server.path).subscribe()
+        threading.Thread(target=lambda s=stream: [None for _ in s], daemon=True).start()
+    world.advance(0.1)
+
+
 def child(scenario: str, repeats: int) -> None:
     """Set the scenario up, then do its work ``repeats`` times (0: only the set-up)."""
     logging_off()
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
         scratch = Path(name)
-        if scenario in ("press", "tap"):
+        if scenario in ("press", "tap", "press_followed", "tap_followed"):
             world = _world(scratch)
+            if scenario.endswith("_followed"):
+                follow(world, scratch)
+                scenario = scenario.removesuffix("_followed")
             uid = world.box.tags.uid_of("deck-of-death", IMMUNITY_CARD)
             reader = next(iter(world.parts.readers))
             if scenario == "press":
@@ -223,17 +250,25 @@ def child(scenario: str, repeats: int) -> None:
                 assert counted(functools.partial(session.apply, action)).state is session.state
             journal.close()
         elif scenario in ("undo", "undo_checkpoint"):
-            from box.base.session import CHECKPOINT_EVERY
+            from journals import copy_to
 
-            session, journal = _long_game(scratch)
+            from box.base.session import CHECKPOINT_EVERY
+            from box.sim.world import SimulatedBox
+
+            copy_to("long-game", scratch)
+            world = SimulatedBox(state_dir=scratch, seed=1)  # the box resumes the long game
+            session = world.box.session
+            assert session is not None
             # undo: from the last action before a checkpoint (the most kept states after the base);
             # undo_checkpoint: from a checkpoint itself, where the next undo crosses it (counted once)
             position = CHECKPOINT_EVERY - 1 if scenario == "undo" else 0
             while session.count % CHECKPOINT_EVERY != position:
                 assert session.undo()
             for _ in range(repeats):
-                assert counted(session.undo)
-            journal.close()
+                count = session.count
+                counted(functools.partial(world.box.undo, world.now))  # as the box menu's undo does it
+                assert session.count == count - 1, "undone"
+            world.close()
         elif scenario == "idle_second":
             world = _world(scratch)
             for _ in range(repeats):
@@ -337,6 +372,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--repeats", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--only", help=f"comma-separated scenarios of {', '.join(REPEATS)} (start-up is counted only without it)")
     args = parser.parse_args(argv)
     if args.child:
         child(args.child, args.repeats)
@@ -357,14 +393,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from history_scale import with_read_model
     from journals import journal
 
+    only = args.only.split(",") if args.only else list(REPEATS)
+    unknown = [name for name in only if name not in REPEATS]
+    if unknown:
+        parser.error(f"unknown scenario {unknown[0]!r}; choose from {', '.join(REPEATS)}")
     journal("long-game")  # built once, outside the counts
-    with_read_model(HISTORY_GAMES)
+    if "history_page" in only:
+        with_read_model(HISTORY_GAMES)
     python = [sys.executable]
     me = str(BENCH / "instructions.py")
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="gravebox-bench-") as name:
         scratch = Path(name)
-        for scenario, repeats in REPEATS.items():
+        for scenario, repeats in ((name, REPEATS[name]) for name in only):
             repeats = max(1, repeats // 4) if args.quick else repeats
             toggled = scenario in COUNTED_ALONE
             base = count([*python, me, "--child", scenario, "--repeats", "0"], scratch, toggled)
@@ -375,8 +416,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "(install its debug symbols, or use a Python built with them, as pyenv builds it)"
                 )
             figures[scenario] = scenario_row(scenario, base, more, repeats)
+        for alone in ("press", "tap"):
+            followed = figures.get(f"{alone}_followed")
+            if followed is not None and figures.get(alone, {}).get("instructions") and followed["instructions"]:
+                rise = 100 * (followed["instructions"] / figures[alone]["instructions"] - 1)
+                followed["rise_pct"], followed["rise_goal_pct"] = round(rise, 1), FOLLOWED_RISE_PCT
+                followed["meets_goal"] = followed["meets_goal"] and rise <= FOLLOWED_RISE_PCT
+            elif followed is not None:
+                followed["meets_goal"] = False  # without both counts there is no rise to judge
         floor = count([*python, "-c", "pass"], scratch)
-        for scenario, kind in (("ready_fresh", None), ("ready_long_game", "long-game")):
+        for scenario, kind in (("ready_fresh", None), ("ready_long_game", "long-game")) if not args.only else ():
             command = [*python, str(BENCH / "startup_phases.py")]
             if kind is not None:
                 command += ["--journal", str(journal(kind))]
@@ -387,7 +436,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "meets_goal": 0 < floor < total and ms[0] <= GOALS[scenario],  # a start counted below `pass` is no count
                 "floor_python_c_pass": floor, "floor_zero2w_ms": projection(floor),
             }
-    figures["idle_second"]["goal_unit"] = "% of a core"
+    if "idle_second" in figures:
+        figures["idle_second"]["goal_unit"] = "% of a core"
     return emit(
         "instructions",
         {

@@ -180,6 +180,8 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "skipped": get("instructions", "skipped"),
             "press": zero2w("press"),
             "tap": zero2w("tap"),
+            "press_followed": {**zero2w("press_followed"), "rise_pct": get("instructions", "press_followed", "rise_pct")},
+            "tap_followed": {**zero2w("tap_followed"), "rise_pct": get("instructions", "tap_followed", "rise_pct")},
             "undo": zero2w("undo"),
             "undo_crossing_a_checkpoint": zero2w("undo_checkpoint"),
             "action": zero2w("action"),
