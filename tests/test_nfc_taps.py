@@ -99,3 +99,19 @@ def test_a_failed_read_is_not_remembered_and_a_record_is_known_to_every_reader(m
     _, read = left.lay(SimNtag(UID, card=CARD))
     events, cost = right.lay(SimNtag(UID, card=CARD))
     assert events == [CardPlaced("right", UID, False, CARD, "")] and cost * 2 < read
+
+
+def test_the_pty_chips_take_a_card_carrying_its_record() -> None:
+    """bench/tap_uart.py lays cards through box.ports.nfc.simpty's command lines."""
+    from box.ports.nfc.ntag import identify
+    from box.ports.nfc.simpty import PtyChips
+
+    chips = PtyChips(["bench"], baud=115200)
+    try:
+        chips._command(["place", "bench", UID.hex(), *CARD])
+        tag = chips.chips["bench"].card
+        assert isinstance(tag, SimNtag) and tag.uid == UID
+        assert identify(tag.user_memory()).card == CARD
+    finally:
+        chips.close()
+        chips.serve()  # the close is taken at once: the ptys are closed
