@@ -127,14 +127,14 @@ class BoxLoop:
         if self.control is None or not self.control.subscribed():
             return
         mqtt = self.mqtt_status() if self.mqtt_status is not None else None
-        events = self.link.changes if self.link is not None else 0
-        if not (self.changed or mqtt != self.mqtt_said or events != self.events_seen):
+        seen = self.link.changes if self.link is not None else 0
+        if not (self.changed or mqtt != self.mqtt_said or seen != self.events_seen):
             return
         if now < self.publish_at:
             self.publish_due = True
             return
         self.publish_at, self.publish_due, self.changed = now + self.publish_gap, False, False
-        self.mqtt_said, self.events_seen = mqtt, events
+        self.mqtt_said, self.events_seen = mqtt, seen
         self.dumps += 1
         events = list(self.link.recent) if self.link is not None else []
         health = {
