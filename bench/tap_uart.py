@@ -37,7 +37,8 @@ from startup import environment
 BAUD = 115200
 CARD = ("deck-of-death", "dd177")
 KNOWN_UART_GOAL_MS = 8.0  # a known tag's bytes on the line, at 115200 baud
-SETTLE = 0.03  # seconds for the chip's process to take a place or lift command
+SETTLE = 0.01  # seconds between polls while the chip's process takes a place or lift command
+POLLS = 100  # polls a place or a lift may take to be seen before the bench fails
 
 
 class Counted:
@@ -77,7 +78,6 @@ def taps(count: int) -> dict[str, Any]:
     def say(line: str) -> None:
         chips.stdin.write(line + "\n")  # type: ignore[union-attr]
         chips.stdin.flush()  # type: ignore[union-attr]
-        time.sleep(SETTLE)
 
     try:
         path = json.loads(chips.stdout.readline())["bench"]
@@ -91,26 +91,32 @@ def taps(count: int) -> dict[str, Any]:
             for n in range(count):
                 uid = bytes.fromhex(f"04{n:012x}") if kind == "first" else bytes.fromhex("04ffffffffff01")
                 say(f"place bench {uid.hex()} {CARD[0]} {CARD[1]}")
-                line = opened[-1]
-                before, started, ticks = line.bytes, time.perf_counter(), time.process_time()
-                events = reader.poll(time.monotonic())
+                for _ in range(POLLS):  # the poll that finds the card is the one measured
+                    line = opened[-1]
+                    before, started, ticks = line.bytes, time.perf_counter(), time.process_time()
+                    events = reader.poll(time.monotonic())
+                    if events:
+                        break
+                    time.sleep(SETTLE)
                 wall.append((time.perf_counter() - started) * 1000)
                 cpu.append((time.process_time() - ticks) * 1000)
                 sent.append(line.bytes - before)
                 if [type(e) for e in events] != [CardPlaced] or events[0].card != CARD:
                     raise SystemExit(f"a {kind} tap was not reported as the card: {events}")
                 say("lift bench")
-                for _ in range(reader.misses_to_lift + 2):
+                for _ in range(POLLS):
                     if any(isinstance(e, CardLifted) for e in reader.poll(time.monotonic())):
                         break
+                    time.sleep(SETTLE)
                 else:
                     raise SystemExit("the card's lift was not reported")
             if kind == "known":
                 wall, cpu, sent = wall[1:], cpu[1:], sent[1:]  # its first lay read the record
             figures[kind] = {
                 "taps": len(wall),
-                "uart_bytes": max(sent),
-                "uart_ms_at_115200": round(max(sent) * 10 / BAUD * 1000, 2),
+                "uart_bytes": {"p50": percentile(sent, 50), "worst": max(sent)},
+                "uart_ms_at_115200": round(percentile(sent, 50) * 10 / BAUD * 1000, 2),
+                "uart_ms_at_115200_worst": round(max(sent) * 10 / BAUD * 1000, 2),
                 "wall_ms": {"p50": round(percentile(wall, 50), 2), "p99": round(percentile(wall, 99), 2)},
                 "cpu_ms_this_process": {"p50": round(percentile(cpu, 50), 3), "p99": round(percentile(cpu, 99), 3)},
             }
@@ -118,7 +124,7 @@ def taps(count: int) -> dict[str, Any]:
     finally:
         chips.stdin.close()
         chips.wait(10)
-    known = figures["known"]["uart_ms_at_115200"]
+    known = figures["known"]["uart_ms_at_115200_worst"]
     return {
         **figures,
         "baud": BAUD,
