@@ -327,18 +327,19 @@ def projection(instructions: float) -> list[float]:
     return [round(instructions / (ipc * CLOCK_GHZ * 1e6), 1) for ipc in (IPC[0], IPC[1])]
 
 
-def unmeasured(base: int, more: int, repeats: int) -> str | None:
+def unmeasured(base: int, more: int, repeats: int, toggled: bool = False) -> str | None:
     """Why two counts give no figure for the work repeated between them, or None when they do: a
-    count that is not positive or a difference that is not (an overflowed counter, a base run that
-    did more than the repeated one) is no measurement, and never passes."""
-    if base <= 0 or more <= 0:
+    count that is not positive (the run without repeats counts nothing only where callgrind
+    collects inside `counted` alone: `toggled`) or a difference that is not (an overflowed counter,
+    a base run that did more than the repeated one) is no measurement, and never passes."""
+    if more <= 0 or base < 0 or (base == 0 and not toggled):
         return f"callgrind counted nothing ({base}, {more} instructions)"
     if repeats < 1 or more <= base:
         return f"{repeats} repeats counted {more - base} instructions beyond the run without them: not a measurement"
     return None
 
 
-def scenario_row(scenario: str, base: int, more: int, repeats: int) -> dict[str, Any]:
+def scenario_row(scenario: str, base: int, more: int, repeats: int, toggled: bool = False) -> dict[str, Any]:
     """A scenario's figures from its counts without and with `repeats` repeats: the instructions a
     repeat, projected to a Zero 2 W, and whether its goal is met (never when it cannot be measured).
 
@@ -346,9 +347,11 @@ def scenario_row(scenario: str, base: int, more: int, repeats: int) -> dict[str,
     False
     >>> scenario_row("press", 10_000_000, 12_400_000, 1)["zero2w_with_bus_ms"]
     [13.0, 12.0]
+    >>> scenario_row("press", 0, 2_400_000, 1, toggled=True)["instructions"], scenario_row("idle_second", 0, 9, 1)["meets_goal"]
+    (2400000, False)
     """
     goal = GOALS.get(scenario)
-    problem = unmeasured(base, more, repeats)
+    problem = unmeasured(base, more, repeats, toggled)
     if problem is not None:
         return {"instructions": None, "error": problem, "goal": goal, "meets_goal": False, "repeats": repeats}
     per = (more - base) / repeats
@@ -439,7 +442,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "callgrind collected nothing inside operator.call: this Python's own symbols are stripped "
                     "(install its debug symbols, or use a Python built with them, as pyenv builds it)"
                 )
-            figures[scenario] = scenario_row(scenario, base, more, repeats)
+            figures[scenario] = scenario_row(scenario, base, more, repeats, toggled)
         judge_followed(figures)
         floor = count([*python, "-c", "pass"], scratch)
         for scenario, kind in (("ready_fresh", None), ("ready_long_game", "long-game")) if not args.only else ():
