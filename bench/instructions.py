@@ -48,9 +48,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import operator
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,7 +69,8 @@ CLOCK_GHZ = 1.0  # the Zero 2 W's cores
 # Goals on a Zero 2 W, in ms (idle: % of a core). The bus time is added for the inputs.
 GOALS = {"press": 30.0, "tap": 30.0, "press_followed": 30.0, "tap_followed": 30.0, "undo": 20.0, "undo_checkpoint": 20.0, "ready_fresh": 1500.0,
          "ready_long_game": 1500.0, "idle_second": 1.0, "history_page": 1000.0}
-BUS_MS_400KHZ = {"press": 9.0, "tap": 21.0, "press_followed": 9.0, "tap_followed": 21.0}  # the frame on the wire at 400 kHz (bench/input_latency.py): a cursor move ~400 bytes, the tap's picker ~930
+BUS_KHZ = 400  # the panel's I2C clock; 9 clocks a byte (its ACK)
+ON_THE_BUS = {"press", "tap", "press_followed", "tap_followed"}  # inputs whose frame's bytes on the bus are added
 REPEATS = {"press": 40, "tap": 20, "press_followed": 40, "tap_followed": 20, "undo": 30, "undo_checkpoint": 1, "action": 30, "action_checkpoint": 1, "idle_second": 20,
            "history_page": 1}
 HISTORY_GAMES = 1000  # finished games in the history page's journal
@@ -80,14 +83,34 @@ COUNTED_ALONE = {"press", "tap", "press_followed", "tap_followed", "undo", "undo
 
 # ---------------------------------------------------------------- the scenarios (run in the child)
 
-def _world(scratch: Path) -> Any:
-    from luma.core.interface.serial import noop
+class WireCount:
+    """luma's serial interface for the paged driver, sending nothing and counting the bytes an I2C
+    bus would carry: each command or data write one transaction, with its address and control
+    bytes (smbus2's managed mode: one transaction however long the data)."""
 
+    def __init__(self) -> None:
+        self.wire = 0
+
+    def command(self, *cmd: int) -> None:
+        self.wire += 2 + len(cmd)
+
+    def data(self, data: Any) -> None:
+        self.wire += 2 + len(data)
+
+    def cleanup(self) -> None:
+        pass
+
+
+WIRE = WireCount()
+WIRED: list[int] = []  # the wire bytes of each counted input's frame
+
+
+def _world(scratch: Path) -> Any:
     from box.ports.display import open_oled
     from box.sim.world import SimulatedBox
 
     world = SimulatedBox(state_dir=scratch, seed=1)
-    world.parts.pusher.device = open_oled("ssd1306", 1, 0x3C, noop())  # the box's paged driver, no bus
+    world.parts.pusher.device = open_oled("ssd1306", 1, 0x3C, WIRE)  # the box's paged driver, no bus
     world.box.lobby.start_game("deck-of-death", world.now, players=4)
     world.advance(1.0)
     return world
@@ -131,7 +154,9 @@ class Tap:
     def lay_and_count(self) -> None:
         world, pushes, count = self.world, self.world.parts.pusher.pushed, self.world.box.session.count
         self.chip.place(self.card)
+        wire = WIRE.wire
         counted(self._path)
+        WIRED.append(WIRE.wire - wire)
         assert world.box.session.count == count + 1 and world.parts.pusher.pushed == pushes + 1, "the tap was taken, its frame sent"
 
     def _path(self) -> None:
@@ -179,7 +204,9 @@ class Press:
         pin = world.pin(button)
         pin.drive_low()
         world.advance(0.1)
+        wire = WIRE.wire
         counted(functools.partial(self._release, pin))
+        WIRED.append(WIRE.wire - wire)
         assert world.box.session.count == count + 1 and world.parts.pusher.pushed == pushes + 1, "the press was taken, its frame sent"
         world.advance(0.1)
 
@@ -288,6 +315,8 @@ def child(scenario: str, repeats: int) -> None:
                 client.get("/history")
         else:
             raise SystemExit(f"unknown scenario {scenario!r}")
+    if WIRED:
+        print(json.dumps({"wire_bytes": WIRED}))  # for the parent: the bus time of what was sent
 
 
 def logging_off() -> None:
@@ -302,8 +331,12 @@ def valgrind() -> str | None:
     return shutil.which("valgrind")
 
 
+OUTPUT: list[str] = []  # what the last counted command printed
+
+
 def count(command: list[str], scratch: Path, toggled: bool = False) -> int:
-    """The instructions ``command`` executes, all threads, under callgrind; ``toggled``: only inside `counted`."""
+    """The instructions ``command`` executes, all threads, under callgrind; ``toggled``: only inside `counted`.
+    What it printed is kept in OUTPUT."""
     out = scratch / f"callgrind.{time.monotonic_ns()}"
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # byte code cached as a box has it (a compile would count)
     only = TOGGLED if toggled else []
@@ -313,6 +346,7 @@ def count(command: list[str], scratch: Path, toggled: bool = False) -> int:
     )
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(command[-3:])}: {run.stderr.strip().splitlines()[-1:]}")
+    OUTPUT[:] = run.stdout.splitlines()
     total = 0
     for path in scratch.glob(out.name + "*"):  # one file per thread with --separate-threads; one here
         for line in path.read_text(errors="replace").splitlines():
@@ -339,16 +373,33 @@ def unmeasured(base: int, more: int, repeats: int, toggled: bool = False) -> str
     return None
 
 
-def scenario_row(scenario: str, base: int, more: int, repeats: int, toggled: bool = False) -> dict[str, Any]:
+def bus_ms(wire_bytes: int) -> float:
+    """The time `wire_bytes` take on the panel's bus (9 clocks a byte at BUS_KHZ)."""
+    return round(wire_bytes * 9 / BUS_KHZ, 1)
+
+
+def wire_bytes(output: list[str]) -> list[int] | None:
+    """The wire bytes of each counted input, as the child printed them (None: it printed none)."""
+    for line in reversed(output):
+        if line.startswith('{"wire_bytes"'):
+            return [int(n) for n in json.loads(line)["wire_bytes"]]
+    return None
+
+
+def scenario_row(
+    scenario: str, base: int, more: int, repeats: int, toggled: bool = False, wired: list[int] | None = None
+) -> dict[str, Any]:
     """A scenario's figures from its counts without and with `repeats` repeats: the instructions a
     repeat, projected to a Zero 2 W, and whether its goal is met (never when it cannot be measured).
 
     >>> scenario_row("press", 10_000_000, 10_000_000 - 2_149_432_533, 1)["meets_goal"]
     False
-    >>> scenario_row("press", 10_000_000, 12_400_000, 1)["zero2w_with_bus_ms"]
+    >>> scenario_row("press", 10_000_000, 12_400_000, 1, wired=[400])["zero2w_with_bus_ms"]
     [13.0, 12.0]
-    >>> scenario_row("press", 0, 2_400_000, 1, toggled=True)["instructions"], scenario_row("idle_second", 0, 9, 1)["meets_goal"]
-    (2400000, False)
+    >>> scenario_row("press", 0, 2_400_000, 1, toggled=True)["meets_goal"]  # no bytes seen on the bus: not judged
+    False
+    >>> scenario_row("press", 0, 2_400_000, 1, toggled=True, wired=[398])["bus_ms"], scenario_row("idle_second", 0, 9, 1)["meets_goal"]
+    (9.0, False)
     """
     goal = GOALS.get(scenario)
     problem = unmeasured(base, more, repeats, toggled)
@@ -360,9 +411,13 @@ def scenario_row(scenario: str, base: int, more: int, repeats: int, toggled: boo
         row = {"instructions": round(per), "zero2w_pct_of_core": [round(v / 10, 3) for v in ms]}
         row["meets_goal"] = row["zero2w_pct_of_core"][0] <= GOALS[scenario]
     else:
-        bus = BUS_MS_400KHZ.get(scenario, 0.0)
         row = {"instructions": round(per), "zero2w_cpu_ms": ms}
-        if bus:
+        bus = 0.0
+        if scenario in ON_THE_BUS:
+            if not wired:
+                return {**row, "error": "no frame seen on the bus", "goal": goal, "meets_goal": False, "repeats": repeats}
+            bus = bus_ms(max(wired))  # the worst frame of the counted inputs
+            row.update(bus_ms=bus, wire_bytes={"mean": round(statistics.fmean(wired)), "worst": max(wired)})
             row["zero2w_with_bus_ms"] = [round(v + bus, 1) for v in ms]
         if goal is not None:  # an action's own cost is part of a press's, with its goal
             row["meets_goal"] = ms[0] + bus <= goal
@@ -406,7 +461,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return {}
     conversion = (
         f"ms on a Zero 2 W = instructions / (IPC x {CLOCK_GHZ:g} GHz), IPC {IPC[0]}-{IPC[1]} (CPython on a "
-        "Cortex-A53: an assumption); an input adds its frame's bytes on the 400 kHz bus"
+        "Cortex-A53: an assumption); an input adds the bytes its frame sent, on the 400 kHz bus at 9 clocks a byte"
     )
     if valgrind() is None:
         return emit(
@@ -442,7 +497,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "callgrind collected nothing inside operator.call: this Python's own symbols are stripped "
                     "(install its debug symbols, or use a Python built with them, as pyenv builds it)"
                 )
-            figures[scenario] = scenario_row(scenario, base, more, repeats, toggled)
+            figures[scenario] = scenario_row(scenario, base, more, repeats, toggled, wire_bytes(OUTPUT))
         judge_followed(figures)
         floor = count([*python, "-c", "pass"], scratch)
         for scenario, kind in (("ready_fresh", None), ("ready_long_game", "long-game")) if not args.only else ():

@@ -69,8 +69,9 @@ def test_a_count_that_is_no_measurement_never_meets_its_goal(monkeypatch) -> Non
     for base, more in ((10_000_000, 10_000_000 - 2_149_432_533), (5_000_000, 5_000_000), (0, 0)):
         row = instructions.scenario_row("history_page", base, more, 1)
         assert row["meets_goal"] is False and row["instructions"] is None and row["error"]
-    assert instructions.scenario_row("press", 10_000_000, 12_400_000, 1)["meets_goal"] is True
-    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True)["meets_goal"] is True  # counted alone
+    assert instructions.scenario_row("press", 10_000_000, 12_400_000, 1, wired=[400])["meets_goal"] is True
+    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True, wired=[880])["meets_goal"] is True  # alone
+    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True)["meets_goal"] is False  # no bus bytes seen
     assert instructions.scenario_row("idle_second", 0, 4_000_000, 1)["meets_goal"] is False  # a whole process: never 0
     run_all = importlib.import_module("run_all")
     summary = run_all.headline({"instructions": {"history_page": row}})
