@@ -56,7 +56,7 @@ class BoxLoop:
         self.detector = PressDetector()
         self.last_view: View | None = None
         self.shown_at = 0.0  # when last_view went up: the clock of its selected line's marquee
-        self.scrolled: tuple[int, ...] = ()  # where its marquees stood in the last frame pushed
+        self.scrolled: tuple[int, ...] | None = None  # where its marquees stood in the last frame (None: at their start)
         self.renders = 0
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
@@ -199,12 +199,13 @@ class BoxLoop:
         view = self.box.screen(now)
         if view != self.last_view:
             self.last_view, self.shown_at, self.changed = view, now, True
-            self.scrolled = self.marquee(view, now)  # where its marquees start: the frame below shows them there
+            self.scrolled = None  # the frame below shows every marquee at its start
             self.renders += 1
             self.parts.pusher.submit(render(view))
             return
         scrolled = self.marquee(view, now)
-        if scrolled != self.scrolled:  # a scrolling line moved on by a character
+        drawn = (0,) * len(scrolled) if self.scrolled is None else self.scrolled
+        if scrolled != drawn:  # a scrolling line moved on by a character
             self.scrolled = scrolled
             self.renders += 1
             self.parts.pusher.submit(render(view, now - self.shown_at))
