@@ -31,7 +31,7 @@ from box.core.hardware import Parts
 from box.core.service import Box
 from box.events import Subscription
 from box.games.base import View
-from box.links.control import ControlCommand, ControlServer
+from box.links.control import ControlCommand, ControlServer, EncodedEvents
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
@@ -136,7 +136,7 @@ class BoxLoop:
         self.publish_at, self.publish_due, self.changed = now + self.publish_gap, False, False
         self.mqtt_said, self.events_seen = mqtt, seen
         self.dumps += 1
-        events = list(self.link.recent) if self.link is not None else []
+        events = EncodedEvents(self.link.recent if self.link is not None else ())
         health = {
             "last_tags": dict(self.last_tags),
             "events": events,

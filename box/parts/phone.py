@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from box.errors import FileProblem
 from box.events import Event, Standing, as_json
 from box.games.base import Rejected, Step, View
+from box.links.control import EncodedEvent
 from box.messages import ControlCommand, Refused
 from box.screens.game import GameHost
 from box.screens.protocol import BaseScreen, Card
@@ -432,7 +433,7 @@ class PhoneLink:
 
     def __init__(self, wake: Callable[[], None]):
         self.wake = wake
-        self.recent: deque[dict[str, Any]] = deque(maxlen=self.KEPT)
+        self.recent: deque[EncodedEvent] = deque(maxlen=self.KEPT)
         self.run = os.urandom(4).hex()
         self.numbered = 0
         self.changes = 0  # events taken so far, numbered or not: the loop dumps the state again when it grows
@@ -445,6 +446,6 @@ class PhoneLink:
         else:
             self.numbered += 1
             entry["seq"] = self.numbered
-        self.recent.append(entry)
+        self.recent.append(EncodedEvent(entry))  # its JSON made here, on the link's thread, once
         self.changes += 1
         self.wake()
