@@ -48,6 +48,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from box.events import EncodedEvent
 from box.links.trust import Trust, Untrusted, make_folder
 from box.messages import ControlCommand
 
@@ -90,17 +91,6 @@ COMMANDS: dict[str, dict[str, type]] = {
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
 SERVER_SIDE = ("state", "subscribe", "mqtt-status")
-
-
-class EncodedEvent(dict[str, Any]):
-    """One event of the state dump, with its JSON made once where it came in (`text`): a dump
-    carries the newest events, and each would otherwise be encoded again in every dump."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, entry: dict[str, Any]) -> None:
-        super().__init__(entry)
-        self.text = json.dumps(entry, separators=(",", ":"), sort_keys=True)
 
 
 class EncodedEvents(list[EncodedEvent]):

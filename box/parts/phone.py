@@ -30,9 +30,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from box.errors import FileProblem
-from box.events import Event, Standing, as_json
+from box.events import EncodedEvent, Event, Standing, as_json
 from box.games.base import Rejected, Step, View
-from box.links.control import EncodedEvent
 from box.messages import ControlCommand, Refused
 from box.screens.game import GameHost
 from box.screens.protocol import BaseScreen, Card
