@@ -1,4 +1,4 @@
-"""Display traffic: frames rendered, submitted and pushed per input, and never a push of an unchanged frame.
+"""Display traffic: frames rendered, submitted and pushed per input, and never a render or a push of an unchanged frame.
 
 A ``SimulatedBox`` (virtual time, the real ``FramePusher`` with its 20 frames/s cap in front of
 luma's dummy device) plays a scripted Deck of Death session (bench/dod_player.py, seeded). The
@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "pushes_per_refused_input": round(statistics.fmean(refused_pushes), 2) if refused_pushes else None,
             "skipped_unchanged_by_pusher": skipped,
             "unchanged_frames_pushed": device.unchanged,
-            "meets_target": device.unchanged == 0,
-            "target": "no push of an unchanged frame",
+            "renders_per_input": round(renders / args.inputs, 2),
+            "meets_target": device.unchanged == 0 and skipped == 0,
+            "target": "no push of an unchanged frame, and no render of one (the pusher found none to skip)",
         },
     )
 

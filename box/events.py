@@ -26,6 +26,7 @@ games, the Box and the web may all use it.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections import deque
@@ -187,6 +188,18 @@ def event_name(event: Event) -> str:
     """
     name = type(event).__name__
     return "".join(f"-{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+class EncodedEvent(dict[str, Any]):
+    """An event as the state dump carries it, with its JSON made once where it came in (`text`):
+    a dump carries the newest events, and each would otherwise be encoded again in every dump
+    (box/links/control.py joins them)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        super().__init__(entry)
+        self.text = json.dumps(entry, separators=(",", ":"), sort_keys=True)
 
 
 def as_json(event: Event) -> dict[str, Any]:

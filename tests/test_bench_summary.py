@@ -60,3 +60,43 @@ def test_the_latency_bench_still_runs_the_box_as_the_service_wires_it(tmp_path: 
     assert figures["card"]["no_frame"] == figures["cursor"]["no_frame"] == figures["button"]["no_frame"] == 0
     assert figures["accepted_and_journaled"] == 12  # a tap, a cursor move and a press, four times
     assert figures["cursor"]["bus_bytes"]["worst"] < 1024 // 2, "a cursor move sends less than half the panel"
+
+
+def test_a_count_that_is_no_measurement_never_meets_its_goal(monkeypatch) -> None:
+    """An overflowed counter, a base run that counted more than the repeated one, or nothing counted: a failure."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    instructions = importlib.import_module("instructions")
+    for base, more in ((10_000_000, 10_000_000 - 2_149_432_533), (5_000_000, 5_000_000), (0, 0)):
+        row = instructions.scenario_row("history_page", base, more, 1)
+        assert row["meets_goal"] is False and row["instructions"] is None and row["error"]
+    assert instructions.scenario_row("press", 10_000_000, 12_400_000, 1, wired=[400])["meets_goal"] is True
+    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True, wired=[880])["meets_goal"] is True  # alone
+    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True)["meets_goal"] is False  # no bus bytes seen
+    assert instructions.scenario_row("idle_second", 0, 4_000_000, 1)["meets_goal"] is False  # a whole process: never 0
+    run_all = importlib.import_module("run_all")
+    summary = run_all.headline({"instructions": {"history_page": row}})
+    assert summary["zero2w_projection"]["history_page_1000_games"]["meets_goal"] is False
+    assert not run_all.met({"benchmark": "memory", "error": ["KeyError: 'failed'"]})
+    sys.modules.pop("run_all", None)
+    sys.modules.pop("instructions", None)
+
+
+def test_the_deck_of_death_player_has_a_move_for_every_phase_and_plays_through_a_failed_card(
+    monkeypatch, tmp_path: Path
+) -> None:
+    """bench/memory.py and bench/display_traffic.py play it for thousands of inputs: no phase may stop them."""
+    from box.games.deck_of_death.state import Phase
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    dod_player = importlib.import_module("dod_player")
+    assert {phase.value for phase in Phase} - set(dod_player.BY_PHASE) == {"over"}  # long OK is never pressed
+    world = dod_player.start(tmp_path, seed=0)
+    try:
+        player, phases = dod_player.Player(world, seed=0), set()
+        for _ in range(400):
+            phases.add(world.box.session.state.phase)
+            player.step()
+        assert Phase.FAILED in phases
+    finally:
+        world.close()
+        sys.modules.pop("dod_player", None)

@@ -18,15 +18,14 @@ from box.core.tagtransfer import FILE_NAME, LOAD, TagsMoved, Transfers, export_t
 from box.errors import FileProblem
 from box.files.bounded import read_bounded, temporary_name, write_atomically
 from box.ports.usb import FakeSticks
+from box.storage.player_ids import MAX_NAME_LENGTH, player_name
 from box.storage.roster import (
-    MAX_NAME_LENGTH,
     ROSTER_FILE,
     Roster,
     format_roster,
     load_or_recover,
     load_roster,
     parse_roster,
-    player_name,
     save_roster,
 )
 from box.storage.tags import TAGS_FILE, TagMap, check_entry, format_tags, parse_tag_bytes, parse_tags

@@ -168,13 +168,15 @@ def open_parts(
 
 
 def make_readers(pinmap: PinMap, opener: Callable[[str], Any] | None) -> dict[str, ReaderPort]:
-    """The pin map's readers: on `opener`'s simulated chips (``pn532sim://NAME``), else on their serial ports."""
-    from box.ports.nfc.reader import Pn532Reader
+    """The pin map's readers: on `opener`'s simulated chips (``pn532sim://NAME``), else on their serial
+    ports; they share what they know of the tags' records (box/ports/nfc/reader.py's `KnownRecords`)."""
+    from box.ports.nfc.reader import KnownRecords, Pn532Reader
 
+    known = KnownRecords()  # a tag's record, read once on any reader, is known to them all
     if opener is None:
         opener = serial_opener(pinmap.baudrate)
-        return {name: Pn532Reader(name, port, open_port=opener) for name, port in pinmap.readers.items()}
-    return {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener) for name in pinmap.readers}
+        return {name: Pn532Reader(name, port, open_port=opener, known=known) for name, port in pinmap.readers.items()}
+    return {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener, known=known) for name in pinmap.readers}
 
 
 def simulated_opener() -> Callable[[str], Any]:

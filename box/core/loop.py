@@ -9,8 +9,10 @@ commands; the simulator (box/sim/world.py) calls `process` itself on virtual tim
 Every message but a button's raw edge goes through the Box's one door, `Box.take`: the
 readers' cards and status, a card write's answer, a USB stick job's answer (box/core/tagtransfer.py)
 and the phone page's commands (the control socket's thread puts a `ControlCommand` in the
-inbox, box/links/control.py; what became of it goes back to the page). After each pass the loop
-publishes the state dump to the page when one listens.
+inbox, box/links/control.py; what became of it goes back to the page). After a pass that may have
+changed something (a message taken, a deadline due, a new screen, a new event) the loop makes one
+state dump for every follower of the socket (the pages, the MQTT process), when one follows; a pass
+that changed nothing costs them nothing.
 
 An input's way: gpiozero callback -> `Edge` in the inbox -> `PressDetector` -> `Pressed` ->
 `Box.take` -> the screen on top -> `Box.screen` -> `render` -> `FramePusher.submit` -> luma
@@ -29,7 +31,7 @@ from box.core.hardware import Parts
 from box.core.service import Box
 from box.events import Subscription
 from box.games.base import View
-from box.links.control import ControlCommand, ControlServer
+from box.links.control import ControlCommand, ControlServer, EncodedEvents
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
@@ -56,7 +58,7 @@ class BoxLoop:
         self.detector = PressDetector()
         self.last_view: View | None = None
         self.shown_at = 0.0  # when last_view went up: the clock of its selected line's marquee
-        self.scrolled: tuple[int, ...] = ()  # where its marquees stood in the last frame pushed
+        self.scrolled: tuple[int, ...] | None = None  # where its marquees stood in the last frame (None: at their start)
         self.renders = 0
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
@@ -69,13 +71,17 @@ class BoxLoop:
         self.panel_applied: tuple[int, bool] | None = None
         self.publish_gap = PUBLISH_GAP  # 0 where the clock is a script's (box/sim/world.py): every pass
         self.publish_at = 0.0  # the earliest the next state dump may go to the page
-        self.publish_due = False  # a pass since the last dump may have changed the state
+        self.publish_due = False  # a change waits for the gap's end
+        self.changed = True  # something may have changed since the last state dump
+        self.events_seen = 0  # the phone link's count of events when the last dump was made
+        self.mqtt_said: str | None = None  # the MQTT line the last dump carried
+        self.dumps = 0  # state dumps made for the socket's followers
         self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
 
     def attach_control(self, control: ControlServer) -> None:
-        """Publish the state to `control`'s subscribers after every pass (its commands come by the inbox),
+        """Publish the state to `control`'s subscribers after each change (its commands come by the inbox),
         with the newest events (the phone link, a subscriber of the box's events)."""
-        self.control = control
+        self.control, self.changed = control, True
         if self.link is None:
             self.link = PhoneLink(wake=lambda: self.inbox.put(None))
             self.following = self.box.bus.subscribe("phone", self.link)
@@ -99,7 +105,11 @@ class BoxLoop:
                 break
             self.handle(event, now)
         for press in self.detector.advance(now):
+            self.changed = True
             self.box.take(Pressed(press.button, press.kind), now)
+        if not self.changed:
+            due = self.box.next_deadline(now)
+            self.changed = due is not None and due <= now
         self.box.advance(now)
         self.apply_settings()
         for sound in self.box.take_sounds():
@@ -115,22 +125,30 @@ class BoxLoop:
             self.parts.forget_pin_history()
 
     def publish(self, now: float) -> None:
-        """The state dump to the page's subscribers, at most one every `publish_gap`: a burst of passes
-        (an input's edges, its reader's answers) costs one dump at once and one at the gap's end."""
+        """The state dump to the socket's followers, once for all of them, made only when someone
+        follows and something may have changed since the last one; at most one every `publish_gap`:
+        a burst of passes (an input's edges, its reader's answers) costs one dump at once and one at
+        the gap's end. Without a follower the change waits for one."""
         if self.control is None or not self.control.subscribed():
+            return
+        mqtt = self.mqtt_status() if self.mqtt_status is not None else None
+        seen = self.link.changes if self.link is not None else 0
+        if not (self.changed or mqtt != self.mqtt_said or seen != self.events_seen):
             return
         if now < self.publish_at:
             self.publish_due = True
             return
-        self.publish_at, self.publish_due = now + self.publish_gap, False
-        events = list(self.link.recent) if self.link is not None else []
+        self.publish_at, self.publish_due, self.changed = now + self.publish_gap, False, False
+        self.mqtt_said, self.events_seen = mqtt, seen
+        self.dumps += 1
+        events = EncodedEvents(self.link.recent if self.link is not None else ())
         health = {
             "last_tags": self.seen_tags(),
             "events": events,
             "subscribers": self.box.bus.stats(),
             "set_aside": self.box.set_aside,
             "undo": self.undo_label(),
-            "mqtt": self.mqtt_status() if self.mqtt_status is not None else None,
+            "mqtt": mqtt,
         }
         self.control.publish({**self.box.dump(now), **health})  # sent when changed
 
@@ -164,23 +182,25 @@ class BoxLoop:
         the panel: only when they change."""
         sound = (self.box.sound.volume, self.box.sound.muted)
         if sound != self.sound_applied:
-            self.sound_applied = sound
+            self.sound_applied, self.changed = sound, True
             self.parts.buzzer.set_volume(sound[0])
             self.parts.buzzer.set_muted(sound[1])
         panel = self.box.care.panel()
         if panel != self.panel_applied:
-            self.panel_applied = panel
+            self.panel_applied, self.changed = panel, True
             self.parts.pusher.set_panel(*panel)
 
     def handle(self, event: Any, now: float) -> None:
         """One message from the inbox: a button's edge goes through the press detector, the rest to the Box."""
-        if event is None:  # a wake-up call (a signal asking the loop to stop)
+        if event is None:  # a wake-up call (a signal asking the loop to stop, a new follower)
             return
-        if isinstance(event, Edge):
+        if isinstance(event, Edge):  # what an edge changes shows on the screen or the panel
             self.box.edge(event.button, event.pressed, event.at)
             for press in self.detector.edge(event):
+                self.changed = True
                 self.box.take(Pressed(press.button, press.kind), now)
             return
+        self.changed = True
         if isinstance(event, CardPlaced):
             self.last_tags[event.reader] = (event.uid.hex(), event.card or self.box.tags.lookup(event.uid))
         refused = self.box.take(event, now)
@@ -193,17 +213,19 @@ class BoxLoop:
 
         frame = self.box.frame(now)
         if frame is not None:  # a tool's own image: the self-test's patterns, enrolment's progress bar
-            self.last_view = None
+            self.last_view, self.changed = None, True
             self.parts.pusher.submit(frame)
             return
         view = self.box.screen(now)
         if view != self.last_view:
-            self.last_view, self.shown_at, self.scrolled = view, now, ()
+            self.last_view, self.shown_at, self.changed = view, now, True
+            self.scrolled = None  # the frame below shows every marquee at its start
             self.renders += 1
             self.parts.pusher.submit(render(view))
             return
         scrolled = self.marquee(view, now)
-        if scrolled != self.scrolled:  # a scrolling line moved on by a character
+        drawn = (0,) * len(scrolled) if self.scrolled is None else self.scrolled
+        if scrolled != drawn:  # a scrolling line moved on by a character
             self.scrolled = scrolled
             self.renders += 1
             self.parts.pusher.submit(render(view, now - self.shown_at))

@@ -43,11 +43,12 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from box.events import EncodedEvent
 from box.links.trust import Trust, Untrusted, make_folder
 from box.messages import ControlCommand
 
@@ -93,6 +94,34 @@ WIDE = {"ms": 10**15}  # a whole number field this large (a phone's clock in ms)
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
 SERVER_SIDE = ("state", "subscribe", "mqtt-status")
+
+
+class EncodedEvents(list[EncodedEvent]):
+    """The dump's events as they are, their JSON joined from each one's (`publish` uses it as it is)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, events: Iterable[EncodedEvent]) -> None:
+        super().__init__(events)
+        self.text = "[" + ",".join(event.text for event in self) + "]"
+
+
+def state_line(state: dict[str, Any]) -> bytes:
+    """The state dump as the subscribers get it: one JSON line, its keys sorted, the events (when
+    already encoded) last.
+
+    >>> events = EncodedEvents([EncodedEvent({"event": "undone", "seq": 1})])
+    >>> state_line({"screen": "menu", "events": events, "game": None})
+    b'{"state":{"game":null,"screen":"menu","events":[{"event":"undone","seq":1}]}}\\n'
+    >>> json.loads(state_line({"events": events}))["state"]["events"][0]["seq"]
+    1
+    """
+    events = state.get("events")
+    if not isinstance(events, EncodedEvents):
+        return json.dumps({"state": state}, separators=(",", ":"), sort_keys=True).encode() + b"\n"
+    rest = json.dumps({k: v for k, v in state.items() if k != "events"}, separators=(",", ":"), sort_keys=True)
+    joined = rest[:-1] + ("," if rest != "{}" else "") + '"events":' + events.text + "}"
+    return ('{"state":' + joined + "}").encode() + b"\n"
 
 
 class Refusal(Exception):
@@ -238,7 +267,7 @@ class ControlServer:
 
     def publish(self, state: dict[str, Any]) -> None:
         """Called by the loop after a change: remember the dump and wake the subscribers (never blocks)."""
-        line = json.dumps({"state": state}, separators=(",", ":"), sort_keys=True).encode() + b"\n"
+        line = state_line(state)
         with self.changed:
             if line == self.latest:
                 return

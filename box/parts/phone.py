@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from box.errors import FileProblem
-from box.events import Event, Standing, as_json
+from box.events import EncodedEvent, Event, Standing, as_json
 from box.games.base import Rejected, Step, View
 from box.messages import ControlCommand, Refused
 from box.screens.game import GameHost
@@ -441,9 +441,10 @@ class PhoneLink:
 
     def __init__(self, wake: Callable[[], None]):
         self.wake = wake
-        self.recent: deque[dict[str, Any]] = deque()
+        self.recent: deque[EncodedEvent] = deque()
         self.run = os.urandom(4).hex()
         self.numbered = 0
+        self.changes = 0  # events taken so far, numbered or not: the loop dumps the state again when it grows
 
     def __call__(self, event: Event) -> None:
         entry = {**as_json(event), "at": round(time.time(), 3), "run": self.run}
@@ -453,7 +454,8 @@ class PhoneLink:
         else:
             self.numbered += 1
             entry["seq"] = self.numbered
-        self.recent.append(entry)
+        self.recent.append(EncodedEvent(entry))  # its JSON made here, on the link's thread, once
         if sum("seq" in kept for kept in self.recent) > self.KEPT:  # the oldest moment goes, never the standing
             self.recent.remove(next(kept for kept in self.recent if "seq" in kept))
+        self.changes += 1
         self.wake()

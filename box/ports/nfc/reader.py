@@ -33,6 +33,7 @@ import logging
 import termios
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
@@ -81,9 +82,53 @@ SERIAL_ERRORS = (OSError, serial.SerialException, termios.error)
 PORT_BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY})
 """What a serial call raises when the device vanishes (pyserial may raise a bare termios.error)."""
 
+KNOWN_RECORDS = 512
+"""Tags whose record the readers remember (a few decks' worth; the oldest is forgotten first)."""
+
 T = TypeVar("T")
 
 
+
+
+class KnownRecords:
+    """The card each tag's record named when it was last read, by UID, shared by a box's readers.
+
+    A tap of a known tag then costs its InListPassiveTarget and InRelease, not the record's
+    READs. Only a record that named a card is kept (a failed read is tried again), and a write
+    through any reader forgets the tag: what the box writes is read again on the next lay.
+
+    >>> from box.ports.nfc.ntag import Identity
+    >>> known = KnownRecords(limit=2)
+    >>> for uid in (b"a", b"b", b"c"):
+    ...     known.remember(uid, Identity(("deadlines", uid.decode())))
+    >>> known.get(b"a"), known.get(b"c").card
+    (None, ('deadlines', 'c'))
+    """
+
+    def __init__(self, limit: int = KNOWN_RECORDS) -> None:
+        self.limit = limit
+        self._known: OrderedDict[bytes, Identity] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, uid: bytes) -> Identity | None:
+        with self._lock:
+            identity = self._known.get(uid)
+            if identity is not None:
+                self._known.move_to_end(uid)
+            return identity
+
+    def remember(self, uid: bytes, identity: Identity) -> None:
+        if identity.card is None:
+            return
+        with self._lock:
+            self._known[uid] = identity
+            self._known.move_to_end(uid)
+            while len(self._known) > self.limit:
+                self._known.popitem(last=False)
+
+    def forget(self, uid: bytes) -> None:
+        with self._lock:
+            self._known.pop(uid, None)
 
 
 class _Offline(Exception):
@@ -112,6 +157,7 @@ class Pn532Reader:
         open_port: Callable[[str], serial.Serial] = open_serial,
         misses_to_lift: int = 3,
         backoff: Sequence[float] = (0.25, 0.5, 1.0, 1.5),
+        known: KnownRecords | None = None,
     ) -> None:
         if misses_to_lift < 1:
             raise ValueError(f"reader {name}: misses_to_lift must be at least 1, not {misses_to_lift}")
@@ -122,6 +168,7 @@ class Pn532Reader:
         self.misses_to_lift = misses_to_lift
         self.backoff = tuple(backoff)
         self._open_port = open_port
+        self.known = known if known is not None else KnownRecords()
         self._serial: serial.Serial | None = None
         self._ready = False
         self._card: bytes | None = None
@@ -290,9 +337,14 @@ class Pn532Reader:
         """
         from box.ports.nfc.tagio import read_identity, write_card  # the tag I/O: see load_tag_io
 
-        identity = None if target.uid == self._card else read_identity(target, self._transceive)
+        identity = None if target.uid == self._card else self.known.get(target.uid)
+        if identity is None and target.uid != self._card:
+            identity = read_identity(target, self._transceive)
+            self.known.remember(target.uid, identity)
         events = self._seen(target.uid, lying, identity)
         for request in self._take_requests():
+            if request.uid == target.uid:
+                self.known.forget(target.uid)  # written or not, the next lay reads what it holds
             done = write_card(target, request, self._transceive) if request.uid == target.uid else None
             events.append(done or self._not_there(request))
         self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)

@@ -7,7 +7,10 @@ Run in its own process (as the benchmarks do) or on a thread (as the tests do)::
     python -m box.ports.nfc.simpty left middle right
 
 prints one JSON line ``{"left": "/dev/pts/5", ...}``, then takes one command a line on stdin,
-``place NAME UIDHEX`` or ``lift NAME``, until stdin ends.
+``place NAME UIDHEX [GAME CARD]`` (a bare tag, or an NTAG213 carrying that card's record) or
+``lift NAME``, until stdin ends. With ``--baud RATE`` first, each answer goes out when the bytes
+of the command before it and its own would have crossed a UART at that rate (10 bits a byte):
+a chip at a real line's pace, where a pty by itself passes bytes at once.
 
 >>> import threading
 >>> from box.ports.nfc.reader import Pn532Reader
@@ -25,16 +28,19 @@ import json
 import os
 import select
 import sys
+import time
 import tty
 from collections.abc import Iterable
 
-from box.ports.nfc.simchip import SimulatedPn532
+from box.ports.nfc.simchip import SimNtag, SimulatedPn532
 
 
 class PtyChips:
     """One :class:`SimulatedPn532` per name, each on the far side of its own pty; :meth:`serve` answers them."""
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(self, names: Iterable[str], baud: int | None = None) -> None:
+        self.baud = baud
+        self.owed: dict[int, int] = {}  # master fd -> bytes received since the last answer (paced lines)
         self.chips: dict[str, SimulatedPn532] = {}
         self.paths: dict[str, str] = {}
         self._ends: dict[int, tuple[SimulatedPn532, int, int]] = {}  # master fd -> chip, connection, slave fd
@@ -79,12 +85,16 @@ class PtyChips:
                     else:
                         chip, connection, _ = self._ends[fd]
                         try:
-                            chip.receive(connection, os.read(fd, 4096))
+                            data = os.read(fd, 4096)
                         except OSError:
                             continue  # no side has the slave open for a moment
+                        self.owed[fd] = self.owed.get(fd, 0) + len(data)
+                        chip.receive(connection, data)
                 for master, (chip, connection, _) in self._ends.items():
                     answer = chip.send(connection, 65536)
                     if answer:
+                        if self.baud:
+                            time.sleep((self.owed.pop(master, 0) + len(answer)) * 10 / self.baud)
                         os.write(master, answer)
         finally:
             for master, (_, _, slave) in self._ends.items():
@@ -96,18 +106,23 @@ class PtyChips:
     def _command(self, words: list[str]) -> None:
         if words[:1] == ["place"] and len(words) == 3:
             self.chips[words[1]].place(bytes.fromhex(words[2]))
+        elif words[:1] == ["place"] and len(words) == 5:
+            self.chips[words[1]].place(SimNtag(bytes.fromhex(words[2]), card=(words[3], words[4])))
         elif words[:1] == ["lift"] and len(words) == 2:
             self.chips[words[1]].lift()
         elif words:
             print(f"simpty: unknown command {' '.join(words)!r}", file=sys.stderr)
 
 
-def main(names: list[str]) -> None:
-    """Serve the named chips in this process; print their paths as one JSON line."""
-    chips = PtyChips(names)
+def main(args: list[str]) -> None:
+    """Serve the named chips in this process (``--baud RATE`` first: at that line's pace); print their
+    paths as one JSON line."""
+    baud = int(args[1]) if args[:1] == ["--baud"] and len(args) > 1 else None
+    names = args[2:] if baud is not None else args
+    chips = PtyChips(names or ["left", "middle", "right"], baud)
     print(json.dumps(chips.paths), flush=True)
     chips.serve(control=sys.stdin.fileno())
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["left", "middle", "right"])
+    main(sys.argv[1:])
