@@ -113,8 +113,8 @@ class Table:
         return False
 
     def close(self) -> None:
-        self.world.parts.close()
-        self.world.box.journal.close()
+        """The box closed and its subscribers (the history) done, before the state folder goes."""
+        self.world.end()
 
 
 def start(table: Table, game: str, players: int, **options: str) -> None:
