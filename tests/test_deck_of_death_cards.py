@@ -260,7 +260,26 @@ def test_the_builtin_cards_that_change_turns_spaces_and_discards_carry_what_the_
         "Wild Vote": "recall",
         "Ambush": "duel",
         "Double Trouble": "double",
+        "Loaded Dice": "loaded",
     }
+
+
+def test_loaded_dice_throw_twice_on_the_next_turn_and_keep_the_better():
+    state = play(landed("Loaded Dice"), OK)  # Ann did the red card: her next turn throws twice
+    assert RULES.dump(state)["loaded"] == ["Ann"] and current(state) == "Bob"
+    for _ in range(3):  # Bob, Cy and Dee throw once each, as ever
+        state = turn_passes(state)
+    assert current(state) == "Ann" and RULES.dump(state)["positions"]["Ann"]["space"] == 4
+    state = play(state, Roll((1, 2)))  # the first throw waits: the token stays
+    assert RULES.dump(state)["first_roll"] == [1, 2] and RULES.dump(state)["positions"]["Ann"]["space"] == 4
+    assert RULES.view(state).lines[1:3] == ("Threw 1+2", "OK: keep it")
+    kept = play(state, OK)  # OK keeps the first: 4 + 3 = 7
+    assert RULES.dump(kept)["positions"]["Ann"]["space"] == 7 and RULES.dump(kept)["loaded"] == []
+    again = play(state, Roll((2, 4)))  # ROLL again: the better (6 over 3) is kept, 4 + 6 = 10
+    assert RULES.dump(again)["positions"]["Ann"]["space"] == 10 and RULES.dump(again)["first_roll"] is None
+    worse = play(state, Roll((1, 1)))  # a worse second throw keeps the first
+    assert RULES.dump(worse)["positions"]["Ann"]["space"] == 7 and RULES.dump(worse)["loaded"] == []
+    assert rejected(state, Roll((0, 7))) == "Dice must be two of 1 to 6"
 
 
 def test_double_trouble_doubles_the_players_next_failed_challenge():

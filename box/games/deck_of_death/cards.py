@@ -44,7 +44,7 @@ COLUMNS = ("id", "title", "color", "tier", "effect", "text")
 COLORS = ("blue", "orange", "green", "red", "white")
 WHITE_EFFECTS = ("immunity", "rule-creator")
 # what an orange, green or red card does when it is done, that the box follows (docs/games/deck-of-death.md)
-TURN_EFFECTS = ("reverse", "hijack", "skip", "swap-seats", "clear", "clear-two", "recall", "duel", "double")
+TURN_EFFECTS = ("reverse", "hijack", "skip", "swap-seats", "clear", "clear-two", "recall", "duel", "double", "loaded")
 EFFECTS = WHITE_EFFECTS + TURN_EFFECTS
 WHITE_COST = 3  # a white card says no cost: it costs 3 (RULINGS 8a)
 # the cost a card's text states, as its last sentence: "Fail: 2 forfeits." or "Broken: 1 forfeit."

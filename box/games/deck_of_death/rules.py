@@ -411,7 +411,7 @@ LAYERS: dict[Layer, Stage[State]] = {
 def _draw(state: State, action: Action) -> Step[State] | Rejected:
     """ROLL: drawn, and the dice are thrown (one press); OK: drawn, to the roll screen (the forced exit)."""
     if isinstance(action, Roll):
-        return _move(replace(state, phase=Phase.ROLL, before=None, notice=""), action.dice)
+        return _throw(replace(state, phase=Phase.ROLL, before=None, notice=""), action.dice)
     if action == Press("ok"):
         return Step(replace(state, phase=Phase.ROLL, before=None, notice=""), (Sound.CLICK,))
     return _wrong_time(action, "Draw up to 7, then ROLL")
@@ -419,7 +419,9 @@ def _draw(state: State, action: Action) -> Step[State] | Rejected:
 
 def _roll(state: State, action: Action) -> Step[State] | Rejected:
     if isinstance(action, Roll):
-        return _move(state, action.dice)
+        return _throw(state, action.dice)
+    if action == Press("ok") and state.first_roll is not None:  # Loaded Dice: the first throw kept
+        return _move(_unloaded(state), state.first_roll)
     if action == Press("ok"):
         if state.token.ring != "inner":
             return Rejected("Press ROLL to roll")
@@ -448,6 +450,39 @@ def _force(state: State, action: Action) -> Step[State] | Rejected:
     if skipped:
         return Step(replace(moved, notice=f"Immune: out free to {out.space}"), (Sound.RIGHT,))
     return Step(replace(moved, notice=f"Chug! Then roll from {out.space}"), (Sound.END,), timer=Chug())
+
+
+def _throw(state: State, dice: tuple[int, int]) -> Step[State] | Rejected:
+    """A throw of the roll phase: the move, unless the player's dice are loaded (Loaded Dice):
+    the first throw waits (OK keeps it, ROLL throws again) and the second keeps the better."""
+    if state.turn not in state.loaded:
+        return _move(state, dice)
+    if len(dice) != 2 or any(type(d) is not int or not 1 <= d <= 6 for d in dice):
+        return Rejected("Dice must be two of 1 to 6")
+    if state.first_roll is None:
+        said = f"Loaded: {dice[0]}+{dice[1]}. OK keeps, ROLL again"
+        return Step(replace(state, first_roll=(dice[0], dice[1]), notice=said), (Sound.CLICK,))
+    return _move(_unloaded(state), better_roll(state, state.first_roll, (dice[0], dice[1])))
+
+
+def better_roll(state: State, first: tuple[int, int], second: tuple[int, int]) -> tuple[int, int]:
+    """The better of two throws (a reading of "keep the better roll"): inside the inner circle the
+    one that escapes (1+1), else the higher total (the first on a tie).
+
+    >>> from box.games.deck_of_death import RULES
+    >>> from box.games.base import Setup
+    >>> state = RULES.new(Setup(("Ann", "Bob"), {}), RULES.load_deck())
+    >>> better_roll(state, (2, 3), (6, 1)), better_roll(state, (4, 4), (2, 6))
+    ((6, 1), (4, 4))
+    """
+    if state.token.ring == "inner":
+        return second if second == (1, 1) and first != (1, 1) else first
+    return second if sum(second) > sum(first) else first
+
+
+def _unloaded(state: State) -> State:
+    """The current player's loaded dice used up."""
+    return replace(state, first_roll=None, loaded=tuple(p for p in state.loaded if p != state.turn))
 
 
 def _move(state: State, dice: tuple[int, int]) -> Step[State] | Rejected:
@@ -770,6 +805,10 @@ def _carry_out(state: State, effect: Effect, chosen: bool = False) -> Step[State
         turned = replace(order, step=-order.step, until=effect.player if order.step == 1 else None)
         said = "Play passes the other way" if order.step == 1 else "Play passes clockwise"
         return Step(_done(replace(state, order=turned, effect=effect, notice=said)), (Sound.RIGHT,))
+    if what == "loaded":
+        loaded = replace(state, loaded=tuple(sorted({*state.loaded, effect.player})), effect=effect)
+        notice = _name_of(state, effect.player, ": next turn throws twice")
+        return Step(_done(replace(loaded, notice=notice)), (Sound.RIGHT,))
     if what == "double":
         doubled = replace(state, doubled=tuple(sorted({*state.doubled, effect.player})), effect=effect)
         notice = _name_of(state, effect.player, ": next fail double")

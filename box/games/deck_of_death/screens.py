@@ -61,6 +61,9 @@ def draw(state: State) -> View:
 
 
 def roll(state: State) -> View:
+    if state.first_roll is not None:  # Loaded Dice: the first throw waits
+        first = f"Threw {state.first_roll[0]}+{state.first_roll[1]}"
+        return _phase(state, (_where(state), first, "OK: keep it", "ROLL: again, the", "better one kept"))
     lines = [_where(state), "ROLL: throw 2d6"]
     if state.token.ring == "inner":
         lines.append(f"{state.inner_turns[state.turn]} turns inside")

@@ -176,6 +176,8 @@ class State:
     at: int | None = None  # whose turn by the order, when another player plays it (a hijack)
     effect: Effect | None = None  # in the effect phase: the effect being carried out
     doubled: tuple[int, ...] = ()  # players whose next failed challenge costs double (Double Trouble)
+    loaded: tuple[int, ...] = ()  # players whose next turn throws twice, the better kept (Loaded Dice)
+    first_roll: tuple[int, int] | None = None  # a loaded turn's first throw: OK keeps it, ROLL throws again
     fail_forfeit: str = "card"  # RULINGS 8a: "card" its stated cost (else tier), "tier", "none"
     blue_landing: str = "rule"  # house rule: "challenge" makes a blue card a challenge one can react to
     completed: bool = False  # the current challenge was completed: a replacement is allowed
@@ -340,6 +342,8 @@ def dump(state: State) -> dict[str, Any]:
         "skips": [names[player] for player in order.skips],
         "next_player": None if over else names[next_player(state)[0]],
         "doubled": [names[player] for player in state.doubled],
+        "loaded": [names[player] for player in state.loaded],
+        "first_roll": list(state.first_roll) if state.first_roll is not None else None,
     }
 
 
