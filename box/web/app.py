@@ -13,8 +13,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -33,6 +35,7 @@ from box.web.pages.stats import StatsPage
 from box.web.site import HERE, Site, WebSettings
 
 MANIFEST = {  # so a phone can keep the page on its home screen
+    "id": "/",
     "name": "Gravebox",
     "short_name": "Gravebox",
     "description": "The game on the box, live; every game played; the cards and the roster",
@@ -44,7 +47,8 @@ MANIFEST = {  # so a phone can keep the page on its home screen
     "icons": [
         {"src": f"/static/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any"}
         for size in (192, 512)
-    ],
+    ]
+    + [{"src": "/static/icon-maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"}],
 }
 
 PAGES = (NowPage, ControlPage, HistoryPage, StatsPage, RosterPage, CardsPage, BoxPage, PairPage)
@@ -66,8 +70,9 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 
     routes: list[BaseRoute] = [route for page in PAGES for route in page(site).routes()]
     routes.append(Route("/manifest.webmanifest", manifest))
-    routes.append(Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"))
+    routes.append(Mount("/static", Static(directory=str(HERE / "static")), name="static"))
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(GZipMiddleware, minimum_size=512)  # Starlette's leaves the event stream (/events) as it is
     app.add_middleware(OwnHosts, names=(*security.own_names(), *settings.hosts))
     app.state.link, app.state.pairing, app.state.view = site.link, site.pairing, site.view
     return app
@@ -76,6 +81,16 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 async def manifest(request: Request) -> Response:
     """The web app manifest: a name, the icons, and a page that opens like an app."""
     return JSONResponse(MANIFEST, media_type="application/manifest+json")
+
+
+class Static(StaticFiles):
+    """The page's files: a versioned address (`?v=`, site.static_url) is kept a year, any other revalidated."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        versioned = b"v=" in scope.get("query_string", b"")
+        response.headers["Cache-Control"] = "public, max-age=31536000, immutable" if versioned else "no-cache"
+        return response
 
 
 class OwnHosts:
