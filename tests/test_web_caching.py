@@ -3,8 +3,11 @@ address, pages without a secret kept for back/forward, a description on each, an
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 from pathlib import Path
+from typing import Any
 
 from starlette.testclient import TestClient
 
@@ -14,7 +17,10 @@ PAGES = ("/", "/history", "/stats", "/roster", "/cards", "/box", "/pair")
 
 
 def client(tmp_path: Path) -> TestClient:
-    return TestClient(create_app(WebSettings(tmp_path / "state", tmp_path / "nobody.sock", hosts=("testserver",))), base_url="http://testserver")
+    return TestClient(
+        create_app(WebSettings(tmp_path / "state", tmp_path / "nobody.sock", hosts=("testserver",))),
+        base_url="http://testserver",
+    )
 
 
 def test_pages_are_compressed_described_and_kept_for_back_and_forward(tmp_path: Path) -> None:
@@ -44,3 +50,47 @@ def test_the_manifest_has_an_id_and_a_maskable_icon(tmp_path: Path) -> None:
         assert manifest["id"] == "/"
         maskable = [icon for icon in manifest["icons"] if icon["purpose"] == "maskable"]
         assert maskable and all(web.get(icon["src"]).status_code == 200 for icon in maskable)
+
+
+def test_the_event_stream_is_never_compressed(tmp_path: Path) -> None:
+    """A compressed stream would hold each event back until enough followed it: the page would lag."""
+    app = create_app(WebSettings(tmp_path / "state", tmp_path / "nobody.sock", hosts=("testserver",)))
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.sleep(3600)  # the phone keeps listening
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def listen() -> None:
+        headers = [(b"host", b"testserver"), (b"accept-encoding", b"gzip")]
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "path": "/events",
+            "raw_path": b"/events",
+            "query_string": b"",
+            "headers": headers,
+            "scheme": "http",
+            "server": ("testserver", 80),
+            "client": ("127.0.0.1", 1),
+            "http_version": "1.1",
+            "root_path": "",
+            "asgi": {"version": "3.0"},
+        }
+        task = asyncio.create_task(app(scope, receive, send))
+        for _ in range(200):
+            if any(message.get("body") for message in sent):
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(listen())
+    start = next(message for message in sent if message["type"] == "http.response.start")
+    headers = dict(start["headers"])
+    assert headers[b"content-type"].startswith(b"text/event-stream") and b"content-encoding" not in headers
+    assert next(message["body"] for message in sent if message.get("body")).startswith(b"data: ")
