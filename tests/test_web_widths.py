@@ -9,6 +9,7 @@ temporary folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 from collections.abc import Iterator
@@ -27,7 +28,13 @@ from box.web.summaries import GameSummary
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
 
 CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 WIDTHS = (320, 390, 412)
 PEOPLE = ("Ann", "Bob", "Cid", "Dee")
 PAGES = ("/", "/history", "/players/Ann", "/stats", "/roster", "/cards", "/box", "/pair", "/start")
@@ -50,25 +57,36 @@ def season() -> list[GameSummary]:
             started = f"2026-11-{3 + night:02d} {19 + hour}:00"
             games.append(
                 GameSummary(
-                    len(games) + 1, name, players, {}, True, started, 40, True, (draw.choice(players),), figures,
+                    len(games) + 1,
+                    name,
+                    players,
+                    {},
+                    True,
+                    started,
+                    40,
+                    True,
+                    (draw.choice(players),),
+                    figures,
                     rules.figures,
                 )
             )
     return games[::-1]
 
 
-@pytest.fixture
-def box_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+@contextlib.contextmanager
+def simulated_box(root: Path, host: str = "127.0.0.1") -> Iterator[str]:
+    """A simulated box (a game of Dead Set in play, its history `season()`) and its page at `host`:
+    the page's address. Call it where JournalView.history is patched to the season."""
     from box.web.thread import Beside
 
-    games = season()
-    monkeypatch.setattr(JournalView, "history", lambda self: (games, {"best_chug": 6.85}))
-    state_dir = tmp_path / "state"
+    state_dir = root / "state"
     state_dir.mkdir()
     save_roster(Roster(PEOPLE), state_dir / ROSTER_FILE)
-    beside = Beside("127.0.0.1", 0)
+    beside = Beside(host, 0)
     control = beside.start(state_dir, SCRIPT.parent / "decks")
-    world = SimulatedBox(state_dir=state_dir, decks_dir=SCRIPT.parent / "decks", seed=1, names=PEOPLE[:2], control=control)
+    world = SimulatedBox(
+        state_dir=state_dir, decks_dir=SCRIPT.parent / "decks", seed=1, names=PEOPLE[:2], control=control
+    )
     runner = ScriptRunner(world, SCRIPT.stem)
     for command in [c for c in parse_script(SCRIPT.read_text(), SCRIPT.stem) if c.verb != "expect"][:8]:
         runner.step(command)  # a game in play, some cards down
@@ -77,6 +95,14 @@ def box_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     finally:
         world.close()
         beside.stop()
+
+
+@pytest.fixture
+def box_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    games = season()
+    monkeypatch.setattr(JournalView, "history", lambda self: (games, {"best_chug": 6.85}))
+    with simulated_box(tmp_path) as url:
+        yield url
 
 
 def test_no_page_is_wider_than_a_phone(box_url: str, tmp_path: Path) -> None:
