@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from box.web.journal_view import JournalView
-from tests.test_web_widths import CHROMIUM, PAGES, season, simulated_box
+from tests.simulated_page import CHROMIUM, PAGES, box_with_a_season
 
 LIGHTHOUSE = (
     Path(os.environ.get("GRAVEBOX_LIGHTHOUSE") or Path.home() / ".cache/gravebox/lighthouse")
@@ -56,9 +55,7 @@ def box_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     named = own_name()
     assert named is not None
     name, address = named
-    games = season()
-    monkeypatch.setattr(JournalView, "history", lambda self: (games, {"best_chug": 6.85}))
-    with simulated_box(tmp_path, address) as url:
+    with box_with_a_season(tmp_path, monkeypatch, address) as url:
         yield url.replace(address, name, 1)
 
 
