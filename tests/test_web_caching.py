@@ -42,6 +42,7 @@ def test_static_files_are_kept_a_year_by_their_versioned_address(tmp_path: Path)
         assert kept.headers["cache-control"] == "public, max-age=31536000, immutable"
         assert kept.headers.get("content-encoding") == "gzip"
         assert web.get("/static/style.css").headers["cache-control"] == "no-cache"  # unversioned: asked again
+        assert web.get("/static/style.css?v=0123456789ab").headers["cache-control"] == "no-cache"  # an old version
 
 
 def test_the_manifest_has_an_id_and_a_maskable_icon(tmp_path: Path) -> None:

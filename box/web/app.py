@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -32,7 +33,7 @@ from box.web.pages.now import NowPage
 from box.web.pages.pairing import PairPage
 from box.web.pages.roster import RosterPage
 from box.web.pages.stats import StatsPage
-from box.web.site import HERE, Site, WebSettings
+from box.web.site import HERE, Site, WebSettings, static_version
 
 MANIFEST = {  # so a phone can keep the page on its home screen
     "id": "/",
@@ -84,12 +85,14 @@ async def manifest(request: Request) -> Response:
 
 
 class Static(StaticFiles):
-    """The page's files: a versioned address (`?v=`, site.static_url) is kept a year, any other revalidated."""
+    """The page's files: at its versioned address (`?v=<its hash>`, site.static_url) a file is kept a
+    year; at any other (no version, an old one) it is asked again each time."""
 
     def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200) -> Response:
         response = super().file_response(full_path, stat_result, scope, status_code)
-        versioned = b"v=" in scope.get("query_string", b"")
-        response.headers["Cache-Control"] = "public, max-age=31536000, immutable" if versioned else "no-cache"
+        name = Path(full_path).name
+        current = scope.get("query_string", b"") == f"v={static_version(name)}".encode()
+        response.headers["Cache-Control"] = "public, max-age=31536000, immutable" if current else "no-cache"
         return response
 
 

@@ -96,10 +96,15 @@ DESCRIPTIONS = {  # each page's meta description, as a search result or a shared
 DESCRIPTION = "The Gravebox's phone page: the game in play, every game played, the cards and the roster"
 
 
+@functools.cache
+def static_version(name: str) -> str:
+    """The first 12 hex digits of a static file's SHA-256 (the files ship with the page: read once)."""
+    return hashlib.sha256((HERE / "static" / name).read_bytes()).hexdigest()[:12]
+
+
 def static_url(name: str) -> str:
     """A static file's address with its content's hash: a phone keeps it until the file changes."""
-    digest = hashlib.sha256((HERE / "static" / name).read_bytes()).hexdigest()[:12]
-    return f"/static/{name}?v={digest}"
+    return f"/static/{name}?v={static_version(name)}"
 
 
 class Site:
@@ -116,7 +121,7 @@ class Site:
         )
         decks_dirs = tuple(d for d in (self.state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
         self.templates.env.filters["per"] = drawings.per
-        self.templates.env.globals["static"] = functools.cache(static_url)
+        self.templates.env.globals["static"] = static_url
         self.templates.env.globals["option_label"] = option_label
         self.view = JournalView(
             self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE, played=self.state_dir / PLAYED
