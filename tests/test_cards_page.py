@@ -47,7 +47,7 @@ def page_after(world: SimulatedBox, client: TestClient, wanted: str) -> str:
             await asyncio.wait_for(link.changed.wait(), 0.5)
 
     client.portal.call(heard)
-    return html.unescape(client.get("/cards").text)
+    return html.unescape(client.get("/cards?deck=dead-set").text)
 
 
 def test_an_enrolment_counts_on_the_oled_as_on_the_cards_page(rig: tuple[SimulatedBox, TestClient]) -> None:

@@ -235,7 +235,7 @@ def test_the_stats_page_draws_nights_records_and_head_to_head(client: TestClient
     assert "Race to Three" in page
     assert "<td>points scored</td><td><b>3</b> Ann, Bob, Cid</td><td><b>4</b> Ann</td>" in page
     assert "<td>widest lead</td><td><b>3</b> Ann, Bob, Cid</td><td>-</td>" in page
-    assert "Best chug on this box: <b>3.25 s</b>" in page
+    assert "Best chug on this box: <b>3.25\xa0s</b>" in page
     head = re.search(r'<table class="head-to-head">(.*?)</table>', page, re.S)[1]
     assert re.findall(r"<tr><td>(\w+) <b>(\d)</b></td><td><b>(\d)</b> (\w+)</td><td>(\d \w+)</td></tr>", head) == [
         ("Ann", "1", "1", "Bob", "2 games"),

@@ -13,8 +13,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -30,9 +33,10 @@ from box.web.pages.now import NowPage
 from box.web.pages.pairing import PairPage
 from box.web.pages.roster import RosterPage
 from box.web.pages.stats import StatsPage
-from box.web.site import HERE, Site, WebSettings
+from box.web.site import HERE, Site, WebSettings, static_version
 
 MANIFEST = {  # so a phone can keep the page on its home screen
+    "id": "/",
     "name": "Gravebox",
     "short_name": "Gravebox",
     "description": "The game on the box, live; every game played; the cards and the roster",
@@ -44,7 +48,8 @@ MANIFEST = {  # so a phone can keep the page on its home screen
     "icons": [
         {"src": f"/static/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png", "purpose": "any"}
         for size in (192, 512)
-    ],
+    ]
+    + [{"src": "/static/icon-maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"}],
 }
 
 PAGES = (NowPage, ControlPage, HistoryPage, StatsPage, RosterPage, CardsPage, BoxPage, PairPage)
@@ -66,8 +71,9 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 
     routes: list[BaseRoute] = [route for page in PAGES for route in page(site).routes()]
     routes.append(Route("/manifest.webmanifest", manifest))
-    routes.append(Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"))
+    routes.append(Mount("/static", Static(directory=str(HERE / "static")), name="static"))
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(GZipMiddleware, minimum_size=512)  # Starlette's leaves the event stream (/events) as it is
     app.add_middleware(OwnHosts, names=(*security.own_names(), *settings.hosts))
     app.state.link, app.state.pairing, app.state.view = site.link, site.pairing, site.view
     return app
@@ -76,6 +82,18 @@ def create_app(settings: WebSettings, clock: Callable[[], float] | None = None) 
 async def manifest(request: Request) -> Response:
     """The web app manifest: a name, the icons, and a page that opens like an app."""
     return JSONResponse(MANIFEST, media_type="application/manifest+json")
+
+
+class Static(StaticFiles):
+    """The page's files: at its versioned address (`?v=<its hash>`, site.static_url) a file is kept a
+    year; at any other (no version, an old one) it is asked again each time."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        name = Path(full_path).name
+        current = scope.get("query_string", b"") == f"v={static_version(name)}".encode()
+        response.headers["Cache-Control"] = "public, max-age=31536000, immutable" if current else "no-cache"
+        return response
 
 
 class OwnHosts:

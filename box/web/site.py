@@ -7,6 +7,8 @@ paired phone, a form token bound to its session, and an Origin of this server (`
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -81,6 +83,30 @@ def option_label(game: str, key: str) -> str:
     return next((option.label for option in rules_for(game).options if option.key == key), key)
 
 
+DESCRIPTIONS = {  # each page's meta description, as a search result or a shared link says it
+    "now": "The game on the Gravebox, live: whose turn it is, the scores, what just happened",
+    "history": "Every game played on this Gravebox: winners, each player's figures, exports",
+    "player": "One player's games and wins on this Gravebox",
+    "stats": "Wins, records and head-to-heads of the players on this Gravebox",
+    "roster": "The players of this Gravebox in seating order, and each game's defaults",
+    "cards": "Each deck of this Gravebox and its tags: enrolment, the tag map's backup, deck uploads",
+    "box": "This Gravebox's readers, self-test, storage and followers",
+    "pair": "Pair this phone with the Gravebox to start games, enrol cards and change the roster",
+}
+DESCRIPTION = "The Gravebox's phone page: the game in play, every game played, the cards and the roster"
+
+
+@functools.cache
+def static_version(name: str) -> str:
+    """The first 12 hex digits of a static file's SHA-256 (the files ship with the page: read once)."""
+    return hashlib.sha256((HERE / "static" / name).read_bytes()).hexdigest()[:12]
+
+
+def static_url(name: str) -> str:
+    """A static file's address with its content's hash: a phone keeps it until the file changes."""
+    return f"/static/{name}?v={static_version(name)}"
+
+
 class Site:
     """The page's parts, made once by `create_app` and handed to every page's routes."""
 
@@ -95,6 +121,7 @@ class Site:
         )
         decks_dirs = tuple(d for d in (self.state_dir / UPLOADED_DECKS, settings.decks_dir) if d is not None)
         self.templates.env.filters["per"] = drawings.per
+        self.templates.env.globals["static"] = static_url
         self.templates.env.globals["option_label"] = option_label
         self.view = JournalView(
             self.state_dir / JOURNAL_FILE, decks_dirs, cache=self.state_dir / HISTORY_FILE, played=self.state_dir / PLAYED
@@ -143,10 +170,12 @@ class Site:
             "online": self.link.online,
             "box_clock": (self.link.state or {}).get("clock") if self.link.online else None,  # unsynchronised: the phone's time
             "section": name.removesuffix(".html"),
+            "description": DESCRIPTIONS.get(name.removesuffix(".html"), DESCRIPTION),
             **context,
         }
         response = self.templates.TemplateResponse(request, name, context, status_code=status)
-        response.headers["Cache-Control"] = "no-store"
+        # a paired phone's page holds its form token: never stored; any other may be kept for back/forward
+        response.headers["Cache-Control"] = "no-store" if session else "no-cache"
         return response
 
     def message(self, request: Request, text: str, status: int) -> Response:

@@ -39,7 +39,7 @@ OPTIONS = (
     ),
 )
 FIGURES = (Figure("celebrities", "celebrities"), Figure("busts", "busts"))
-PHONE = Phone("hands", counts=(Shown("celebrities", "dead"),), marks=(Shown("stuck", "stuck"),), limit=BUST_OVER)
+PHONE = Phone("hands", counts=(Shown("celebrities", "celebrities"),), marks=(Shown("stuck", "stuck"),), limit=BUST_OVER)
 SECRETS = Secrets()  # every card lies face up (the Graveyard, each pile); the deck's top card the box never knows
 
 

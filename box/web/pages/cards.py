@@ -36,7 +36,9 @@ class CardsPage:
             Route("/cards/deck", self.deck_upload, methods=["POST"]),
         ]
 
-    async def context(self, message: str = "", ok: bool = True) -> dict[str, Any]:
+    async def context(self, message: str = "", ok: bool = True, deck: str = "") -> dict[str, Any]:
+        """The page's parts; the card list shown is `deck`'s, else the deck being enrolled's (only one, so
+        the page stays light on a phone: the others list theirs when asked)."""
         state, online = await self.site.current()
         state_dir = self.site.state_dir
         try:
@@ -57,8 +59,10 @@ class CardsPage:
             names = ()
         tokens = {card: uid.hex() for uid, (game, card) in tags.cards.items() if game == PLAYER}
         seen = {reader: self.seen_as(tags, uid) for reader, uid in ((state or {}).get("last_tags") or {}).items()}
+        enrolling = ((state or {}).get("enrolment") or {}).get("game") if online else None
         return {
             "decks": decks,
+            "shown": deck if deck in GAMES else enrolling,
             "signature": cards_signature(state),
             "state": state if online else None,
             "names": names,
@@ -89,12 +93,13 @@ class CardsPage:
             return f"{card_id}'s player token", uid
         return f"{self.site.card_name(game, card_id)} ({TITLES.get(game, game)})", uid
 
-    async def answer(self, request: Request, message: str, status: int = 200) -> Response:
-        """The Cards page with `message` (a problem when `status` is not 200)."""
-        return self.site.page(request, "cards.html", await self.context(message, ok=status == 200), status)
+    async def answer(self, request: Request, message: str, status: int = 200, deck: str = "") -> Response:
+        """The Cards page with `message` (a problem when `status` is not 200), `deck`'s cards listed."""
+        context = await self.context(message, ok=status == 200, deck=deck)
+        return self.site.page(request, "cards.html", context, status)
 
     async def show(self, request: Request) -> Response:
-        return self.site.page(request, "cards.html", await self.context())
+        return self.site.page(request, "cards.html", await self.context(deck=request.query_params.get("deck", "")))
 
     async def tags_csv(self, request: Request) -> Response:
         if self.site.closed_to(request):
@@ -123,8 +128,8 @@ class CardsPage:
                 return await self.answer(request, f"No card {card!r} in {game!r}", 400)
             command, args, label = "enrol", {"game": game, "card": card}, self.site.card_name(game, card)
         if unheard := await self.site.tell_box(command, **args):
-            return await self.answer(request, unheard, 503)
-        return await self.answer(request, f"Tap the tag for {label} on any reader")
+            return await self.answer(request, unheard, 503, deck=game)
+        return await self.answer(request, f"Tap the tag for {label} on any reader", deck=game)
 
     async def enrol_stop(self, request: Request) -> Response:
         try:

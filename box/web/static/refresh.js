@@ -8,6 +8,7 @@
   source.onmessage = function (event) {
     if (JSON.parse(event.data).cards === shown) return;
     source.close();
-    window.location.replace("/cards");
+    var deck = heading.dataset.deck;  // the card list shown stays shown
+    window.location.replace("/cards" + (deck ? "?deck=" + encodeURIComponent(deck) : ""));
   };
 })();
