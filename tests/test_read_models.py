@@ -128,3 +128,22 @@ def test_the_roster_on_a_full_disk_says_storage_full(rig: Rig, monkeypatch: pyte
     token = rig.pair()
     reply = rig.client.post("/roster", data={"csrf": token, "names": "Ann\nBob"}, headers=ORIGIN)
     assert reply.status_code == 409 and "Not saved: Storage full" in text(reply)
+
+
+def test_a_deck_upload_on_a_full_disk_says_storage_full(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    import box.web.cards as deck_checks
+
+    def full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(deck_checks, "write_atomically", full)
+    token = rig.pair()
+    good = (test_web.SCENARIOS / "dead-set" / "decks" / "dead-set.csv").read_bytes()
+    reply = rig.client.post(
+        "/cards/deck",
+        data={"csrf": token, "game": "dead-set"},
+        files={"file": ("my-deck.csv", good, "text/csv")},
+        headers=ORIGIN,
+    )
+    assert reply.status_code == 409 and "Not saved: Storage full" in text(reply)
+    assert not (rig.settings.state_dir / "decks" / "dead-set.csv").exists() and rig.commands() == []

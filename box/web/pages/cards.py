@@ -5,6 +5,7 @@ The checks of uploaded files are box/web/cards.py's.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -14,10 +15,13 @@ from starlette.routing import Route
 
 from box.errors import FileProblem
 from box.games import GAMES, TITLES
+from box.storage.journal.errors import storage_reason
 from box.storage.roster import ROSTER_FILE, load_roster
 from box.storage.tags import TAGS_FILE, TagMap
 from box.web.cards import check_deck_upload, check_tags_upload, deck_rows
 from box.web.site import NOT_RUNNING, Refused, Site, cards_signature
+
+log = logging.getLogger(__name__)
 
 PLAYER = "player"  # the tag map's game of a player token
 
@@ -172,6 +176,9 @@ class CardsPage:
             deck = await run_in_threadpool(check_deck_upload, game, data, name, self.site.state_dir)
         except FileProblem as problem:
             return await self.answer(request, f"Not used: {problem}", 400)
+        except OSError as problem:  # the deck was good, its write was not (a full disk): said as every write says it
+            log.error("an uploaded deck was not written: %s", problem)
+            return await self.answer(request, f"Not saved: {storage_reason(problem) or 'Storage failing'}", 409)
         self.site.view.forget_decks()
         told = not await self.site.tell_box("decks-changed")
         return await self.answer(
