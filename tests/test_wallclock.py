@@ -146,7 +146,7 @@ def test_a_paired_phone_gives_the_box_its_time_and_the_box_page_says_where_it_co
             rig.pair()
             told(rig, {"clock": UNSYNCHRONISED})
             page = rig.client.get("/box").text
-            assert '<script src="/static/clock.js">' in page
+            assert '<script src="/static/clock.js?v=' in page
             token = csrf_of(page.replace("data-csrf", 'name="csrf" value'))
             reply = rig.client.post("/clock", data={"csrf": token, "ms": str(PHONE_MS)}, headers=ORIGIN)
             assert reply.status_code == 200, reply.text

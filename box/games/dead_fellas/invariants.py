@@ -59,12 +59,24 @@ def check(game: Game) -> None:
     assert view.cursor is None or 0 <= view.cursor < len(view.lines)
 
 
+def plays_fuhgeddaboutit(before: Game, action: Action) -> bool:
+    """`action` plays a Fuhgeddaboutit: tapped, or played from the discard step's question, where a
+    tapped action card asks whether it is discarded or played (RULINGS 5a)."""
+    if isinstance(action, Tap):
+        return before.board.cards[action.card].effect == FUHGEDDABOUTIT
+    phase = before.phase
+    return (
+        isinstance(phase, Picking) and phase.step == "use" and action == Press("ok")
+        and before.board.cards[phase.card].effect == FUHGEDDABOUTIT
+    )
+
+
 def check_step(before: Game, action: Action, after: Game) -> None:
     """Scores grow only by a whack of a no-stronger Mook by an armed one, shrink only when a chain cancels it."""
     for seat in range(len(before.players)):
         gained = after.board.score(seat) - before.board.score(seat)
         new_cards = [card for card in after.board.piles[seat] if card not in before.board.piles[seat]]
-        answered = isinstance(action, Tap) and before.board.cards[action.card].effect == FUHGEDDABOUTIT
+        answered = plays_fuhgeddaboutit(before, action)
         if gained > 0 and answered:  # a whack standing again
             assert len(after.chain) % 2 == 0 and isinstance(after.last, Whacked) and after.last.by == seat
             assert gained == before.board.hits(after.last.target.card)
