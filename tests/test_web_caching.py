@@ -57,13 +57,17 @@ def test_the_event_stream_is_never_compressed(tmp_path: Path) -> None:
     """A compressed stream would hold each event back until enough followed it: the page would lag."""
     app = create_app(WebSettings(tmp_path / "state", tmp_path / "nobody.sock", hosts=("testserver",)))
     sent: list[dict[str, Any]] = []
+    first_body = asyncio.Event()
+    never = asyncio.Event()
 
     async def receive() -> dict[str, Any]:
-        await asyncio.sleep(3600)  # the phone keeps listening
+        await never.wait()  # the phone keeps listening
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
+        if message.get("body"):
+            first_body.set()
 
     async def listen() -> None:
         headers = [(b"host", b"testserver"), (b"accept-encoding", b"gzip")]
@@ -82,10 +86,8 @@ def test_the_event_stream_is_never_compressed(tmp_path: Path) -> None:
             "asgi": {"version": "3.0"},
         }
         task = asyncio.create_task(app(scope, receive, send))
-        for _ in range(200):
-            if any(message.get("body") for message in sent):
-                break
-            await asyncio.sleep(0.01)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(first_body.wait(), 2.0)  # the stream's first event, as it is sent
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
