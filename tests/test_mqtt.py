@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from box.cli.main import main
-from box.events import DiceRolled, GameOver, GameStarted, StorageFailed
+from box.events import ActionAccepted, DiceRolled, GameOver, GameStarted, StorageFailed
 from box.links.control import ControlServer
 from box.links.mqtt import TRIGGERS, Bridge, MqttPublisher, discovery
 from box.sim.world import SimulatedBox
@@ -396,6 +396,24 @@ def test_the_retained_state_follows_the_game() -> None:
     state = publisher.reading.document()
     assert (state["over"], state["winners"], state["leader"], state["actions"]) == (True, ["Bob"], ["Bob"], 40)
 
+
+
+def test_a_game_over_the_game_itself_takes_back_is_withdrawn() -> None:
+    """Dead Fellas: a Fuhgeddaboutit on the winning whack; the game goes on (no undo): the house
+    hears the game over withdrawn, once, after the move that took it back."""
+    publisher = MqttPublisher(settings(1, "test/back"))  # never started: what it queues
+    publisher(GameStarted("dead-fellas", "Dead Fellas", {}, ("Ann", "Bob"), 3))
+    publisher(GameOver("dead-fellas", "Dead Fellas", ("Ann", "Bob"), ("Ann",), {"Ann": {"score": 10}}, 3, 40))
+    publisher.settle({"game": "dead-fellas", "players": ["Ann", "Bob"], "over": True, "winners": ["Ann"]})
+    publisher(ActionAccepted("dead-fellas", "Fuhgeddaboutit x1: cancelled", "Bob"))
+    for _ in range(2):
+        publisher.settle({"game": "dead-fellas", "players": ["Ann", "Bob"], "current_player": "Ann", "over": False})
+    told = [(message.topic.rsplit("/", 1)[1], json.loads(message.payload)) for message in publisher.pending]
+    assert [(name, data["event_type"]) for name, data in told] == [
+        ("game-started", "game-started"), ("game-over", "game-over"), ("action-accepted", "action-accepted"),
+        ("game-over", "withdrawn")]
+    assert told[-1][1]["withdrawn"] == told[1][1]
+    assert publisher.reading.document()["over"] is False
 
 STARTS = """
 import sys, tempfile, time
