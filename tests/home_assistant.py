@@ -76,14 +76,12 @@ def free_port() -> int:
 class HomeAssistant:
     """`hass -c FOLDER` on a loopback port: start, onboard, connect its MQTT integration to a broker."""
 
-    def __init__(self, folder: Path, packages: dict[str, str]):
+    def __init__(self, folder: Path):
         self.folder, self.port = folder, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         (folder / "configuration.yaml").write_text(CONFIGURATION.format(port=self.port))
         (folder / "automations.yaml").write_text("[]\n")
-        (folder / "packages").mkdir()
-        for name, text in packages.items():
-            (folder / "packages" / f"{name}.yaml").write_text(text)
+        (folder / "packages").mkdir()  # `add_packages`
         house = folder / "custom_components" / "house"
         house.mkdir(parents=True)
         (house / "__init__.py").write_text(HOUSE)
@@ -134,6 +132,12 @@ class HomeAssistant:
                          {"broker": "127.0.0.1", "port": port})
         assert done["type"] == "create_entry", done
         return done
+
+    def add_packages(self, packages: dict[str, str]) -> None:
+        """Configuration packages (for `automation.reload`: an automation with an mqtt trigger set up
+        before the MQTT integration has no trigger until it is set up again)."""
+        for name, text in packages.items():
+            (self.folder / "packages" / f"{name}.yaml").write_text(text)
 
     def rest(self, method: str, path: str, body: Any = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None

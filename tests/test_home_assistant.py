@@ -130,7 +130,7 @@ def house(tmp_path_factory: pytest.TempPathFactory) -> Iterator[House]:
     broker.start()
     folder = tmp_path_factory.mktemp("home-assistant")
     (folder / "config").mkdir()
-    ha = HomeAssistant(folder / "config", doc_automations())
+    ha = HomeAssistant(folder / "config")
     house = None
     try:
         ha.start()
@@ -149,6 +149,7 @@ def house(tmp_path_factory: pytest.TempPathFactory) -> Iterator[House]:
         house.device = next(device for device in devices if device["name"] == f"Gravebox {BOX}")
         house.triggers = socket_.call("device_automation/trigger/list", device_id=house.device["id"])
         (ha.folder / "automations.yaml").write_text(counting_automations(house.device["id"], house.triggers))
+        ha.add_packages(doc_automations())  # the owner's, with MQTT set up
         ha.rest("POST", "/api/services/automation/reload", {})
         socket_.wait_for(lambda events: any(new == "on" for _, new, _ in changes(events, "automation.count_mqtt")),
                          "the test's automations loaded")
@@ -191,17 +192,21 @@ class Game:
     winners: str | None  # the leader at the end: the winners; None: the game goes on, or nobody won
     over: bool
     triggers: dict[str, int]  # how often each device trigger fires
+    said: tuple[str, ...] = ()  # what docs/mqtt.md's announcement says
 
 
 GAMES = [
     Game("deck-of-death/laps-and-start", "Deck of Death", "Ann, Bob", None, False, {"lap_completed": 2}),
-    Game("deadlines/classic", "Deadlines", "Ann, Bob", "Bob", True, {"column_completed": 3, "game_over": 1}),
+    Game("deadlines/classic", "Deadlines", "Ann, Bob", "Bob", True, {"column_completed": 3, "game_over": 1},
+         ("Deadlines is over. Bob won.",)),
     # the game over undone and played again: game over, withdrawn, game over
-    Game("dead-set/win-mid-scoring", "Dead Set", "Ann, Bob", "Bob", True,
-         {"game_over": 2, "game_over_withdrawn": 1}),
+    Game("dead-set/win-mid-scoring", "Dead Set", "Ann, Bob", "Bob", True, {"game_over": 2, "game_over_withdrawn": 1},
+         ("Dead Set is over. Bob won.",) * 2),
     # Ann's winning whack, then Bob's Fuhgeddaboutit on it: the game goes on, its game over withdrawn
-    Game("dead-fellas/win", "Dead Fellas", "Ann, Bob, Carl", None, False, {"game_over": 1, "game_over_withdrawn": 1}),
-    Game("deadlines/til-death-lose", "Deadlines", "Ann, Bob", None, True, {"game_over": 1}),  # nobody won
+    Game("dead-fellas/win", "Dead Fellas", "Ann, Bob, Carl", None, False, {"game_over": 1, "game_over_withdrawn": 1},
+         ("Dead Fellas is over. Ann won.",)),
+    Game("deadlines/til-death-lose", "Deadlines", "Ann, Bob", None, True, {"game_over": 1},  # the table lost
+         ("Deadlines is over. Nobody won.",)),
     Game("box/tools", "Dead Set", "P1, P2, P3", None, False, {"timer_done": 1}),  # the shot timer, a power cut
 ]
 
@@ -276,3 +281,16 @@ def test_each_game_as_home_assistant_shows_it(house: House, game: Game, tmp_path
     assert all(int(total) == sum(faces) for total, faces in rolls)
     figures = [attributes for _, new, attributes in changes(events, SENSORS["players"]) if new == game.players]
     assert figures and set(players) <= set(figures[-1])  # each player's figures, as attributes
+
+    # docs/mqtt.md's automations, as written: the lights flash once a lap by either of its two
+    # automations; the announcement says each game over, with its winners or "Nobody won."
+    ran = Counter(event["data"]["name"] for event in events if event["event_type"] == "automation_triggered")
+    laps = game.triggers.get("lap_completed", 0)
+    assert ran["Gravebox: flash the lights on a lap"] == ran["Gravebox: flash the lights on a lap (event entity)"] == laps
+    calls = [event["data"] for event in events if event["event_type"] == "call_service"]
+    flashes = [call["service_data"] for call in calls if (call["domain"], call["service"]) == ("light", "turn_on")]
+    assert flashes == [{"entity_id": [f"light.{SLUG}"], "color_name": "red", "flash": "short"}] * 2 * laps
+    spoken = [call["service_data"] for call in calls if (call["domain"], call["service"]) == ("tts", "speak")]
+    assert [said["message"] for said in spoken] == list(game.said)
+    assert all(said["entity_id"] == ["tts.piper"] and said["media_player_entity_id"] == f"media_player.{SLUG}"
+               for said in spoken)

@@ -129,6 +129,7 @@ class MqttPublisher:
         """An event published before, taken back (the lock held): "withdrawn" on its topic."""
         if name == "game-over":
             self.over_told = None
+            self.moves.forget(payload)
         withdrawn = {"event_type": "withdrawn", "withdrawn": payload, "at": when}
         self._queue(Outgoing(f"{self.base}/event/{name}", _json(withdrawn), kind="event"))
 
