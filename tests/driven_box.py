@@ -6,18 +6,20 @@ following its control socket as on a box:
 
 reads script commands (docs/sim.md) on standard input, one a line, and answers each on standard
 output with `ok` once the box's state dump after it is on its control socket (`error: ...` for a
-line it refused); `ready` first, when the socket is open."""
+line it refused); `ready` first, when the socket is open. Between lines its clock follows the wall
+clock (a pass every TICK), so that it answers its control socket as a box does."""
 
 from __future__ import annotations
 
+import select
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from box.links.control import ControlServer
+from box.sim.script import ScriptError, ScriptRunner, parse_script
+from box.sim.world import SimulatedBox
 
-from box.links.control import ControlServer  # noqa: E402
-from box.sim.script import ScriptError, ScriptRunner, parse_script  # noqa: E402
-from box.sim.world import SimulatedBox  # noqa: E402
+TICK = 0.05  # seconds between the box's passes while no line comes
 
 
 def main(state_dir: str, socket_path: str, decks: str) -> None:
@@ -26,7 +28,13 @@ def main(state_dir: str, socket_path: str, decks: str) -> None:
     world = SimulatedBox(state_dir=Path(state_dir), decks_dir=Path(decks), seed=1, control=control)
     runner = ScriptRunner(world, "stdin")
     print("ready", flush=True)
-    for line in sys.stdin:
+    while True:
+        if not select.select([sys.stdin], [], [], TICK)[0]:
+            world.advance(TICK)
+            continue
+        line = sys.stdin.readline()
+        if not line:
+            return
         try:
             runner.run(parse_script(line, "stdin"))
             world.bus.flush()

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -294,3 +296,125 @@ def test_each_game_as_home_assistant_shows_it(house: House, game: Game, tmp_path
     assert [said["message"] for said in spoken] == list(game.said)
     assert all(said["entity_id"] == ["tts.piper"] and said["media_player_entity_id"] == f"media_player.{SLUG}"
                for said in spoken)
+
+
+class DrivenBox:
+    """tests/driven_box.py: a simulated box in a process of its own, played a line at a time."""
+
+    def __init__(self, folder: Path, decks: Path):
+        self.state, self.control, self.decks = folder / "state", folder / "run" / "control.sock", decks
+        self.process: subprocess.Popen[str] | None = None
+        self.answers: queue.Queue[str] = queue.Queue()
+
+    def start(self) -> DrivenBox:
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "driven_box.py"), str(self.state), str(self.control), str(self.decks)],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        threading.Thread(target=lambda out: [self.answers.put(line.strip()) for line in out],
+                         args=(self.process.stdout,), daemon=True).start()
+        assert self.answers.get(timeout=WAIT) == "ready"
+        return self
+
+    def play(self, *lines: str) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        for line in lines:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+            assert self.answers.get(timeout=WAIT) == "ok", line
+
+    def cut(self) -> None:
+        """The power goes: SIGKILL, no goodbye."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(WAIT)
+            self.process = None
+
+
+def killed(process: subprocess.Popen[str]) -> None:
+    process.send_signal(signal.SIGKILL)
+    process.wait(WAIT)
+
+
+def test_a_killed_publisher_a_restarted_broker_and_a_power_cut(house: House, tmp_path: Path) -> None:
+    """A game of Deck of Death on a box of its own process with `gravebox mqtt` beside it, as on a
+    box: the publisher killed and started again (systemd would), the broker restarted (it keeps
+    nothing), the box's power cut (both killed) and both started again on the same state folder.
+    Home Assistant shows the game in play after each, and each lap fires once."""
+    box = DrivenBox(tmp_path, SCENARIOS / "deck-of-death" / "decks").start()
+    since = house.socket.mark()
+    publisher = house.publisher(box.control)
+    try:
+        house.wait_state(SENSORS["game"], "unknown", since)  # online, and no game yet
+        box.play("start deck-of-death names=Ann,Bob", "press ok", "dice 6 6", "press roll")  # Ann's lap
+        house.wait_state(SENSORS["current_player"], "Bob", since)
+
+        def laps() -> int:
+            return sum(1 for fired in house.fired(since) if fired.get("type") == "lap_completed")
+
+        house.socket.wait_for(lambda _: laps() == 1, "Ann's lap")
+
+        mark = house.socket.mark()  # the publisher killed: its last will; started again: the game as it stands
+        killed(publisher)
+        house.wait_state(SENSORS["game"], "unavailable", mark)
+        publisher = house.publisher(box.control)
+        house.wait_state(SENSORS["game"], "Deck of Death", mark)
+        assert (house.state("players"), house.state("current_player"), house.state("last_roll")) == ("Ann, Bob", "Bob", "12")
+        box.play("press ok", "dice 5 6", "press roll", "tap middle Truth")
+        house.wait_state(SENSORS["last_roll"], "11", mark)
+
+        mark = house.socket.mark()  # the broker restarted, its retained messages gone
+        house.broker.stop()
+        house.wait_state(SENSORS["game"], "unavailable", mark)
+        house.broker.start()
+        house.socket.wait_for(lambda events: any(new == "Deck of Death" for _, new, _ in changes(
+            events[mark:], SENSORS["game"])), "the game again after the broker's restart", timeout=60)
+        box.play("dice 4 5", "press roll", "press ok")
+        house.wait_state(SENSORS["last_roll"], "9", mark)
+
+        mark = house.socket.mark()  # the power cut: the box and its publisher gone at once
+        box.cut()
+        killed(publisher)
+        house.wait_state(SENSORS["game"], "unavailable", mark)
+        box.start()
+        publisher = house.publisher(box.control)
+        house.wait_state(SENSORS["game"], "Deck of Death", mark)
+        assert (house.state("players"), house.state("current_player")) == ("Ann, Bob", "Bob")
+        box.play("dice 1 2", "press roll")  # Bob passes Start: his lap
+        house.socket.wait_for(lambda _: laps() == 2, "Bob's lap")
+    finally:
+        box.cut()
+        publisher.terminate()
+        publisher.wait(WAIT)
+    # each event once: told once on the broker, heard once by an mqtt trigger, once by a device trigger
+    fired = house.fired(since)
+    numbers = [f["number"] for f in fired if f["via"] == "mqtt" and f["number"]]
+    assert len(numbers) == len(set(numbers)) and len({number.split("/")[0] for number in numbers}) == 2  # two runs
+    assert [f["type"] for f in fired if f["via"] == "device"] == ["lap_completed"] * 2
+    events = house.socket.since(since)
+    lap_events = [attributes["event_type"] for old, new, attributes in changes(events, EVENT_ENTITIES["lap-completed"])
+                  if "unavailable" not in (old, new)]
+    assert lap_events == ["lap-completed"] * 2
+    ran = Counter(event["data"]["name"] for event in events if event["event_type"] == "automation_triggered")
+    assert ran["Gravebox: flash the lights on a lap"] == ran["Gravebox: flash the lights on a lap (event entity)"] == 2
+
+
+# What Home Assistant may warn of here that is not about the box: this machine (no pip while it
+# runs, no fast zlib, no libturbojpeg), the test's stand-in integration, and the broker's restart.
+NOT_THE_BOX = re.compile("|".join((
+    r"Skipping pip installation of required modules",
+    r"zlib_ng and isal are not available",
+    r"Error loading libturbojpeg",
+    r"We found a custom integration house which has not been tested",
+    r"\[homeassistant\.components\.mqtt\.client\] (Disconnected from MQTT server|Error returned from MQTT server"
+    r"|Failed to connect to MQTT server)",
+    r"in _async_resubscribe_and_publish_birth_message",  # HA's own birth message, as the broker comes back
+)))
+
+
+def test_home_assistant_warns_of_nothing_about_the_box(house: House) -> None:
+    """Run last: the log of everything above (the games, the restarts) has no warning or error but
+    those about this machine; none about the box's discovery, payloads or templates."""
+    assert house.ha.log.exists()
+    unexpected = [line for line in house.ha.warnings() if not NOT_THE_BOX.search(line)]
+    assert not unexpected, "\n".join(unexpected)
+    assert f"Registered new sensor.mqtt entity: {SENSORS['game']}" in house.ha.log.read_text()  # the log of the box

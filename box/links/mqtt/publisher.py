@@ -148,10 +148,9 @@ class MqttPublisher:
             was_over = self.reading.state["over"]
             if self.reading.settle(dump) or not self.settled:
                 self.state_dirty = True
-            if was_over and not self.reading.state["over"] and self.over_told is not None:
-                # the game itself took its end back (Dead Fellas' Fuhgeddaboutit on the winning whack)
-                if self.over_told.get("game") == self.reading.state["game"]:
-                    self._withdraw("game-over", self.over_told, round(self.clock(), 3))
+            told = self.over_told  # the game itself took its end back (a Fuhgeddaboutit on the winning whack)
+            if was_over and not self.reading.state["over"] and told is not None and told.get("game") == self.reading.state["game"]:
+                self._withdraw("game-over", told, round(self.clock(), 3))
             if self.box_up and not self.settled:
                 self.settled, self.availability = True, ONLINE
             self.changed.notify_all()
