@@ -149,7 +149,8 @@ class MqttPublisher:
             if self.reading.settle(dump) or not self.settled:
                 self.state_dirty = True
             told = self.over_told  # the game itself took its end back (a Fuhgeddaboutit on the winning whack)
-            if was_over and not self.reading.state["over"] and told is not None and told.get("game") == self.reading.state["game"]:
+            game = self.reading.state["game"]
+            if was_over and not self.reading.state["over"] and told is not None and told.get("game") == game:
                 self._withdraw("game-over", told, round(self.clock(), 3))
             if self.box_up and not self.settled:
                 self.settled, self.availability = True, ONLINE
