@@ -275,12 +275,6 @@ class ControlServer:
             self.version += 1
             self.changed.notify_all()
 
-    paced = False  # a socket whose follower the box waits for, on virtual time (box/links/mqtt/child.py)
-
-    def all_taken(self) -> bool:
-        """Whether the followers took every event published: at once here; a paced socket waits for it."""
-        return True
-
     def subscribed(self) -> bool:
         """Whether anyone is connected (the loop need not build dumps for no one)."""
         return bool(self.clients)

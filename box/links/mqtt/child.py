@@ -100,8 +100,6 @@ class PacedControl(ControlServer):
     so each state dump waits (at most `PACE_WAIT`) until the MQTT child has taken the events that
     would otherwise leave the window before it reads them."""
 
-    paced = True
-
     def __init__(self, path: Path, child: MqttChild, margin: int = 10):
         super().__init__(path, lambda command: None)
         self.child, self.margin = child, margin
