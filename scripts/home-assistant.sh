@@ -14,7 +14,7 @@ link=${GRAVEBOX_HOME_ASSISTANT:-${cache}/homeassistant}
 venv=${cache}/homeassistant-${version}
 # The integrations the test's configuration.yaml names (HA sets up its defaults besides).
 integrations=(homeassistant http api config websocket_api device_automation automation logger
-    onboarding mqtt counter input_number)
+    onboarding mqtt)
 
 if [[ -f ${venv}/.installed && -x ${venv}/bin/hass ]]; then
     if [[ $(readlink "${link}" || true) != "${venv}" ]]; then ln -sfn "${venv}" "${link}"; fi
