@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
+import time
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
 from box.games import GAMES, rules_for
+from box.sim.script import ScriptRunner, parse_script
+from box.sim.world import SimulatedBox
+from box.storage.history import HISTORY_FILE
 from box.web.exports import BGSTATS, bgstats_link
-from box.web.journal_view import GameSummary
+from box.web.journal_view import GameSummary, JournalView
+
+SCENARIOS = Path(__file__).parent / "scenarios"
 
 DOCUMENTED_PLAY = {"sourceName", "sourcePlayId", "playDate", "durationMin", "location", "comments", "board", "game",
                    "players"}
@@ -46,3 +54,30 @@ def test_a_play_without_its_end_or_ids_says_no_minutes_and_names_its_players() -
     play = decoded(bgstats_link(summary, "Dead Set", "parlour"))
     assert "durationMin" not in play and play["playDate"] == "2026-12-01 21:00:15"
     assert play["players"][0]["sourcePlayerId"] == "Ann"
+
+
+def test_a_played_game_is_dated_to_the_second_it_started() -> None:
+    """A game played on the simulated box: its start journaled to the second (`started.<id>`), its
+    end in the history line to the second; the link's playDate is that start, as BG Stats writes
+    dates ("YYYY-MM-DD HH:MM:SS", the box's local time), and its minutes run from start to end."""
+    with tempfile.TemporaryDirectory() as folder:
+        state = Path(folder) / "state"
+        script = SCENARIOS / "deadlines" / "til-death-lose.script"
+        world = SimulatedBox(state_dir=state, decks_dir=script.parent / "decks", seed=1)
+        runner = ScriptRunner(world, script.stem)
+        try:
+            commands = parse_script(script.read_text(), script.stem)
+            before = time.time()
+            runner.run(commands[:1])  # the start
+            after = time.time()
+            runner.run(commands[1:])  # to its end
+            runner.run(parse_script("start dead-set names=Ann,Bob", "next"))  # the next game: that one is done
+            assert world.bus.flush()  # the history line written
+        finally:
+            world.close()
+        (game,) = [g for g in JournalView(state / "journal.db", played=state / HISTORY_FILE).history()[0] if g.id == 1]
+    play = decoded(bgstats_link(game, "Deadlines", "parlour"))
+    started = time.mktime(time.strptime(play["playDate"], "%Y-%m-%d %H:%M:%S"))
+    assert int(before) <= started <= after  # the second it started, not the minute
+    assert game.ended is not None and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", game.ended)
+    assert play["durationMin"] == (time.mktime(time.strptime(game.ended, "%Y-%m-%d %H:%M:%S")) - started) // 60

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from box.cli.main import main
-from box.events import DiceRolled, GameOver, GameStarted, StorageFailed
+from box.events import ActionAccepted, DiceRolled, GameOver, GameStarted, StorageFailed, Undone
 from box.links.control import ControlServer
 from box.links.mqtt import TRIGGERS, Bridge, MqttPublisher, discovery
 from box.sim.world import SimulatedBox
@@ -195,6 +195,24 @@ def test_a_scripted_game_in_the_simulator_publishes_the_documented_topics(
     assert json.loads(later.last("test/sim/state") or "") == state and later.last("test/sim/availability") == "offline"
     later.stop()
 
+
+
+def test_a_power_cut_in_a_script_comes_after_the_mqtt_process_took_the_events_before_it(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """On virtual time a script's `restart` follows its last step at once: the MQTT child takes
+    that step's events before the cut (on a box it would have had the time), none is lost."""
+    script = tmp_path / "rolls.script"
+    script.write_text("start dead-set names=Ann,Bob\n" + "".join(f"dice {n} 1\npress roll\nrestart\n" for n in range(1, 6)))
+    watcher = Watcher(broker.port, "test/cuts/event/dice-rolled")
+    config = tmp_path / "config.toml"
+    config.write_text('[mqtt]\nhost = "127.0.0.1"\nbase_topic = "test/cuts"\n', encoding="utf-8")
+    try:
+        assert main(["sim", "--script", str(script), "--config", str(config), "--mqtt", f"127.0.0.1:{broker.port}"]) == 0
+        seen = watcher.wait_for(lambda seen: len(seen) >= 5)
+        assert [json.loads(payload)["faces"] for _, payload, _ in seen] == [[n, 1] for n in range(1, 6)]
+    finally:
+        watcher.stop()
 
 # What Home Assistant's MQTT integration documents for each discovered component: required keys,
 # and the keys it accepts (a key outside these is refused by its schema).
@@ -396,6 +414,32 @@ def test_the_retained_state_follows_the_game() -> None:
     state = publisher.reading.document()
     assert (state["over"], state["winners"], state["leader"], state["actions"]) == (True, ["Bob"], ["Bob"], 40)
 
+
+
+def test_a_game_over_the_game_itself_takes_back_is_withdrawn() -> None:
+    """Dead Fellas: a Fuhgeddaboutit on the winning whack; the game goes on (no undo): the house
+    hears the game over withdrawn, once, after the move that took it back."""
+    publisher = MqttPublisher(settings(1, "test/back"))  # never started: what it queues
+    publisher(GameStarted("dead-fellas", "Dead Fellas", {}, ("Ann", "Bob"), 3))
+    publisher(GameOver("dead-fellas", "Dead Fellas", ("Ann", "Bob"), ("Ann",), {"Ann": {"score": 10}}, 3, 40))
+    publisher.settle({"game": "dead-fellas", "players": ["Ann", "Bob"], "over": True, "winners": ["Ann"]})
+    publisher(ActionAccepted("dead-fellas", "Fuhgeddaboutit x1: cancelled", "Bob"))
+    for _ in range(2):
+        publisher.settle({"game": "dead-fellas", "players": ["Ann", "Bob"], "current_player": "Ann", "over": False})
+    told = [(message.topic.rsplit("/", 1)[1], json.loads(message.payload)) for message in publisher.pending]
+    assert [(name, data["event_type"]) for name, data in told] == [
+        ("game-started", "game-started"), ("game-over", "game-over"), ("action-accepted", "action-accepted"),
+        ("game-over", "withdrawn")]
+    assert told[-1][1]["withdrawn"] == told[1][1]
+    assert publisher.reading.document()["over"] is False
+    # a dump that says the game goes on before its undo's event came: the undo withdraws the rest, once
+    publisher.pending.clear()
+    publisher(GameOver("dead-fellas", "Dead Fellas", ("Ann", "Bob"), ("Ann",), {"Ann": {"score": 10}}, 3, 42))
+    publisher.settle({"game": "dead-fellas", "players": ["Ann", "Bob"], "current_player": "Ann", "over": False})
+    publisher(Undone("dead-fellas", "Ann wins!"))
+    told = [(message.topic.rsplit("/", 1)[1], json.loads(message.payload)["event_type"]) for message in publisher.pending]
+    assert told == [("game-over", "game-over"), ("game-over", "withdrawn"), ("action-accepted", "withdrawn"),
+                    ("undone", "undone")]
 
 STARTS = """
 import sys, tempfile, time

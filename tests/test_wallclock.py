@@ -42,7 +42,7 @@ def test_an_unsynchronised_clock_takes_the_phones_time_and_goes_on_with_it() -> 
     assert clock.source() == PHONE and clock.now() == PHONE_MS / 1000
     fake.wall += 90.0  # the system clock ticks on: so does the phone's time
     assert clock.now() == PHONE_MS / 1000 + 90.0
-    assert clock.stamp() == time.strftime("%Y-%m-%d %H:%M", time.localtime(PHONE_MS / 1000 + 90.0))
+    assert clock.stamp() == time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(PHONE_MS / 1000 + 90.0))
 
 
 def test_the_networks_time_wins_and_is_looked_at_once_a_minute() -> None:
@@ -77,13 +77,13 @@ def test_a_game_played_at_a_friends_house_is_dated_by_the_phone(tmp_path: Path) 
     world = SimulatedBox(state_dir=tmp_path / "state", seed=1)
     world.box.settings.clock = Fake().clock()
     runner = ScriptRunner(world, "friend")
-    phone_said = time.strftime("%Y-%m-%d %H:%M", time.localtime(PHONE_MS / 1000))
+    phone_said = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(PHONE_MS / 1000))
     try:
         assert world.dump()["clock"] == UNSYNCHRONISED
         runner.run(parse_script("start dead-set names=Ann,Bob", runner.path))  # before any phone came
         assert world.box.session is not None
         first = world.box.session.record.id
-        assert world.journal.get(f"{STARTED}{first}") == time.strftime("%Y-%m-%d %H:%M", time.localtime(STALE))
+        assert world.journal.get(f"{STARTED}{first}") == time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(STALE))
         assert world.journal.get(f"{DATED}{first}") == UNSYNCHRONISED
         answers: list[str] = []
         world.loop.enqueue(ControlCommand("phone-time", {"ms": 5}, reply=answers.append))
@@ -113,7 +113,7 @@ def test_the_history_keeps_which_clock_dated_a_game(tmp_path: Path) -> None:
     history = History(tmp_path / HISTORY_FILE, clock.stamp, source=clock.source)
     history(GameOver("dead-set", "Dead Set", ("Ann", "Bob"), ("Ann",), {}, 3, 40))
     (played,) = read(tmp_path / HISTORY_FILE)
-    assert played.clock == PHONE and played.ended == time.strftime("%Y-%m-%d %H:%M", time.localtime(PHONE_MS / 1000))
+    assert played.clock == PHONE and played.ended == time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(PHONE_MS / 1000))
 
 
 def told(rig, state: dict) -> None:

@@ -27,7 +27,8 @@ SYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 TIME_ERROR = 5  # adjtimex's answer for a clock that is not synchronised
 EARLIEST, LATEST = 1_700_000_000_000, 4_102_444_800_000  # a phone's time in ms: November 2023 .. 2100
 RECHECK = 60.0  # seconds between two looks at whether the system clock is synchronised
-STAMP = "%Y-%m-%d %H:%M"  # how the journal and the history write a date (local time)
+STAMP = "%Y-%m-%d %H:%M:%S"  # how the journal and the history write a date (local time, to the second)
+MINUTES = "%Y-%m-%d %H:%M"  # how they wrote it before: to the minute (older journals and history lines)
 SAID = {
     NETWORK: "from the network (synchronised)",
     PHONE: "from a paired phone: the box's own clock is not synchronised",
@@ -83,7 +84,7 @@ class WallClock:
         return self.system() + (self.offset if self.source() == PHONE and self.offset is not None else 0.0)
 
     def stamp(self) -> str:
-        """The local date and time as the journal and the history write it ("2026-12-03 21:00")."""
+        """The local date and time as the journal and the history write it ("2026-12-03 21:00:07")."""
         return time.strftime(STAMP, time.localtime(self.now()))
 
     def set_from_phone(self, epoch_ms: int) -> bool:
@@ -95,3 +96,18 @@ class WallClock:
             return False
         self.offset = epoch_ms / 1000 - self.system()
         return True
+
+
+def stamp_time(written: str) -> float | None:
+    """Seconds since the epoch of a date as the journal wrote it, to the second or (older) to the
+    minute; None for anything else.
+
+    >>> stamp_time("2026-12-03 21:00:07") - stamp_time("2026-12-03 21:00"), stamp_time("soon")
+    (7.0, None)
+    """
+    for form in (STAMP, MINUTES):
+        try:
+            return time.mktime(time.strptime(written, form))
+        except ValueError:
+            continue
+    return None

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from box.base.session import GameSession
-from box.base.wallclock import PHONE, STAMP, UNSYNCHRONISED
+from box.base.wallclock import PHONE, STAMP, UNSYNCHRONISED, stamp_time
 from box.decks.codec import Deck
 from box.events import GameLeft, GameStarted
 from box.games import GAMES, TITLES, load_deck, rules_for
@@ -119,12 +119,10 @@ class Lobby:
             return 0
         with self.journal.batch():  # StorageError: none is changed, and they are tried again next time
             for game in undated:
-                written = self.journal.get(f"{STARTED}{game}", None, kind=str)
-                try:
-                    at = time.mktime(time.strptime(written or "", STAMP)) + offset
-                except ValueError:
+                written = stamp_time(self.journal.get(f"{STARTED}{game}", None, kind=str) or "")
+                if written is None:
                     continue
-                self.journal.put(f"{STARTED}{game}", time.strftime(STAMP, time.localtime(at)))
+                self.journal.put(f"{STARTED}{game}", time.strftime(STAMP, time.localtime(written + offset)))
                 self.journal.put(f"{DATED}{game}", PHONE)
         self.undated = []
         return len(undated)

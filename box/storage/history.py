@@ -73,7 +73,7 @@ class History:
     def __init__(
         self,
         path: Path,
-        clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M"),
+        clock: Callable[[], str] = lambda: time.strftime("%Y-%m-%d %H:%M:%S"),
         seats: Seats = lambda number: None,
         source: Callable[[], str] = lambda: "",
     ):

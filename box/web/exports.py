@@ -7,13 +7,13 @@ name), with the winners marked. The box's games keep figures rather than one sco
 sent without points (`noPoints`), its figures in the comment.
 
 >>> from box.web.summaries import GameSummary
->>> game = GameSummary(4, "g", ("Ann", "Bob"), {}, True, "2026-12-01 21:00", 9, True, ("Bob",))
+>>> game = GameSummary(4, "g", ("Ann", "Bob"), {}, True, "2026-12-01 21:00:07", 9, True, ("Bob",))
 >>> link = bgstats_link(game, "Tombola", "gravebox")
 >>> link.startswith(BGSTATS)
 True
 >>> play = json.loads(urllib.parse.unquote(link.split("data=", 1)[1]))
 >>> play["playDate"], [(p["name"], p["winner"], p["startPlayer"]) for p in play["players"]]
-('2026-12-01 21:00:00', [('Ann', False, True), ('Bob', True, False)])
+('2026-12-01 21:00:07', [('Ann', False, True), ('Bob', True, False)])
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def bgstats_play(game: GameSummary, title: str, location: str, ids: Mapping[str,
             for seat, name in enumerate(game.players)
         ],
     }
-    if game.started:
+    if game.started:  # BG Stats' "YYYY-MM-DD HH:MM:SS": a game journaled to the minute (before seconds) at :00
         play["playDate"] = game.started if len(game.started) > 16 else f"{game.started}:00"
     minutes = minutes_between(game.started, game.ended)
     if minutes is not None:

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from box.events import Event, Standing, Undone, event_name
+from box.events import Event, GameLeft, GameOver, GameStarted, Standing, Undone, event_name
 from box.links import sdnotify
 from box.links.mqtt.discovery import discovery
 from box.links.mqtt.topics import OFFLINE, ONLINE, Moves, Reading, event_payload, is_cursor_move, marker_from
@@ -67,6 +67,7 @@ class MqttPublisher:
         self.id = client_id(self.base)
         self.reading = Reading()
         self.moves = Moves()
+        self.over_told: dict[str, Any] | None = None  # the game over published for the game in play
         self.pending: deque[Outgoing] = deque()  # events waiting for the broker
         self.retry: deque[Outgoing] = deque()  # a batch paho would not queue (full): sent first
         self.pending_limit, self.queued_limit = pending_limit, queued_limit
@@ -104,19 +105,33 @@ class MqttPublisher:
         time; now by default); `mark`: its run and number on the box (the marker follows them)."""
         when = round(self.clock() if at is None else at, 3)
         with self.lock:
+            was_over = self.reading.state["over"]
             if self.reading.take(event):
                 self.state_dirty = True
             if mark is not None:
                 self.mark, self.mark_due = mark, True
+            if isinstance(event, GameStarted | GameLeft):
+                self.over_told = None
             if isinstance(event, Undone):
                 for name, payload in self.moves.undo():
-                    withdrawn = {"event_type": "withdrawn", "withdrawn": payload, "at": when}
-                    self._queue(Outgoing(f"{self.base}/event/{name}", _json(withdrawn), kind="event"))
+                    self._withdraw(name, payload, when)
+                if was_over and self.over_told is not None:  # the move that ended the game, undone
+                    self._withdraw("game-over", self.over_told, when)
             if not isinstance(event, Standing) and not is_cursor_move(event):  # the state carries a standing
                 payload = event_payload(event, when, mark)
                 self.moves.take(event, payload)
                 self._queue(Outgoing(f"{self.base}/event/{event_name(event)}", _json(payload), kind="event"))
+                if isinstance(event, GameOver):
+                    self.over_told = payload
             self.changed.notify_all()
+
+    def _withdraw(self, name: str, payload: dict[str, Any], when: float) -> None:
+        """An event published before, taken back (the lock held): "withdrawn" on its topic."""
+        if name == "game-over":
+            self.over_told = None
+            self.moves.forget(payload)
+        withdrawn = {"event_type": "withdrawn", "withdrawn": payload, "at": when}
+        self._queue(Outgoing(f"{self.base}/event/{name}", _json(withdrawn), kind="event"))
 
     __call__ = publish
 
@@ -130,8 +145,13 @@ class MqttPublisher:
         """The box's current state (its state dump, after its events): the retained state follows it;
         the first dump since the box was reached makes it "online", after that state."""
         with self.lock:
+            was_over = self.reading.state["over"]
             if self.reading.settle(dump) or not self.settled:
                 self.state_dirty = True
+            told = self.over_told  # the game itself took its end back (a Fuhgeddaboutit on the winning whack)
+            game = self.reading.state["game"]
+            if was_over and not self.reading.state["over"] and told is not None and told.get("game") == game:
+                self._withdraw("game-over", told, round(self.clock(), 3))
             if self.box_up and not self.settled:
                 self.settled, self.availability = True, ONLINE
             self.changed.notify_all()

@@ -230,6 +230,12 @@ class Moves:
     def undo(self) -> list[tuple[str, dict[str, Any]]]:
         return list(reversed(self.moves.pop())) if self.moves else []
 
+    def forget(self, payload: dict[str, Any]) -> None:
+        """`payload` was withdrawn otherwise (a game over the game itself took back): an undo of its
+        move does not withdraw it again."""
+        for move in self.moves:
+            move[:] = [(name, kept) for name, kept in move if kept is not payload]
+
 
 def node_id(base_topic: str) -> str:
     """The device's id for Home Assistant, from the base topic.
