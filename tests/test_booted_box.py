@@ -10,7 +10,7 @@ cached root (`pi_os_root`), never in install.sh:
 - Raspberry Pi OS's `python3-lgpio`: a package of that name whose `lgpio` module refuses to be
   imported (no GPIO here) and whose metadata satisfies rpi-lgpio's requirement, as the real one's does;
 - `modprobe` and `udevadm` in /usr/local/sbin: a container loads no modules and runs no udevd;
-  they write each call to /var/log/gravebox-stand-ins.log;
+  they write each call to /var/log/gravebox-stand-ins.log, and fail while a test asks them to;
 - PyPI: the container has no network, so /etc/pip.conf points pip at a wheelhouse of the
   project's dependencies made when the root is cached (with the host's network and CA certificates);
 - the account `pi` with password-less sudo, as Raspberry Pi Imager makes it.
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.booted import CannotBoot, Container, debian_root, derived_root, inside
+from tests.booted import CannotBoot, Container, debian_root, derived_root, inside, machine_reason
 
 REPO = Path(__file__).resolve().parent.parent
 RELEASE = "trixie"
@@ -53,11 +53,17 @@ raise ImportError("lgpio: a stand-in in a test container without GPIO (tests/tes
 '''
 LOGGING_STAND_IN = """#!/bin/sh
 # A stand-in (tests/test_booted_box.py): a container loads no kernel modules and runs no udevd.
+# It fails while /etc/gravebox-stand-ins/fail-<its name> exists (a test's doing).
 echo "$(basename "$0") $*" >>/var/log/gravebox-stand-ins.log
+if [ -e "/etc/gravebox-stand-ins/fail-$(basename "$0")" ]; then echo "$(basename "$0"): failing (a test)" >&2; exit 1; fi
 """
 PIP_CONF = f"[global]\nno-index = true\nfind-links = {WHEELS}\n"
 
 pytestmark = pytest.mark.slow
+if os.environ.get("GRAVEBOX_BOOTED") == "skip":
+    pytest.skip("the booted-container test ran in the first pass of ./run-tests", allow_module_level=True)
+if machine_reason():
+    pytest.skip(f"no booted container on this machine: {machine_reason()}", allow_module_level=True)
 
 
 def requirements() -> list[str]:
@@ -137,11 +143,11 @@ class Box:
         """This boot's log of the unit (its messages only)."""
         return self.out(f"journalctl -b -u {unit} -o cat --no-pager")
 
-    def install(self, *options: str) -> str:
-        """`sudo ./install.sh` by pi in its copy of the checkout (docs/install.md); its output."""
-        result = self.run(f"cd ~/gravebox && sudo ./install.sh --model pi5 {' '.join(options)} 2>&1", user="pi",
-                          check=False)
-        assert result.returncode == 0, result.stdout + result.stderr
+    def install(self, works: bool = True) -> str:
+        """`sudo ./install.sh` by pi in its copy of the checkout (docs/install.md); its output.
+        `works`: it must end with exit status 0 (else: not 0)."""
+        result = self.run("cd ~/gravebox && sudo ./install.sh --model pi5 2>&1", user="pi", check=False)
+        assert (result.returncode == 0) == works, result.stdout + result.stderr
         return result.stdout
 
     def wait_ready(self, unit: str = "gravebox", seconds: int = 90) -> None:
@@ -195,8 +201,6 @@ def snapshot(box: Box) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     """Trixie booted, pi's copy of the checkout installed and the box rebooted, as docs/install.md says."""
-    if os.environ.get("GRAVEBOX_BOOTED") == "skip":
-        pytest.skip("the booted-container test ran in the first pass of ./run-tests")
     try:
         image = pi_os_root()
         container = Container(image, tmp_path_factory.mktemp("booted") / "trixie").__enter__()
@@ -341,6 +345,27 @@ def test_a_decks_folder_under_home_is_a_fault_said_once_not_a_restart_loop(box: 
         box.run("systemctl restart gravebox gravebox-web")
     box.wait_ready()
     assert box.game() == ("dead-set", SEATS)
+
+
+def test_a_failed_install_says_the_command_and_leaves_its_steps_to_the_next(box: Box) -> None:
+    """Rows 2-3: a run stopped at `udevadm control --reload` names it; the next run does the reload."""
+    rules = box.container.files / "etc/udev/rules.d/99-gravebox.rules"
+    rules.write_text(rules.read_text() + "# an older rule\n")  # still managed: the install replaces it
+    failing = box.container.files / "etc/gravebox-stand-ins/fail-udevadm"
+    failing.parent.mkdir(exist_ok=True)
+    failing.write_text("")
+    said = box.install(works=False)
+    assert "gravebox install: failed (exit status 1): udevadm control --reload" in said, said
+    assert "Gravebox installed" not in said
+    assert "UDEV_CHANGED=yes" in (box.container.files / "opt/gravebox/pending.env").read_text()
+    failing.unlink()
+    failing.parent.rmdir()
+    log = box.container.files / STAND_INS_LOG.lstrip("/")
+    log.write_text("")
+    said = box.install()
+    assert "note: an earlier run left steps to do (reboot needed: no, udev reload: yes, systemd reload: no)" in said
+    assert "unchanged  /etc/udev/rules.d/99-gravebox.rules" in said and "udevadm control --reload" in log.read_text()
+    assert not (box.container.files / "opt/gravebox/pending.env").exists()
 
 
 def test_a_second_install_changes_nothing_and_needs_no_network(box: Box) -> None:
