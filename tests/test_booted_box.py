@@ -1,5 +1,5 @@
-"""The installed box under a real systemd: a Debian Trixie userland booted with `systemd-nspawn -b`
-(tests/booted.py), the project installed as docs/install.md says (a user `pi` runs `sudo
+"""The installed box under a real systemd: a Debian Trixie userland (systemd 257, Python 3.13), then a
+Bookworm one (systemd 252, Python 3.11), each booted with `systemd-nspawn -b` (tests/booted.py), the project installed as docs/install.md says (a user `pi` runs `sudo
 ./install.sh` in a copy of the checkout, then reboots), and what an owner relies on checked on the
 running units, in order: the destructive checks (a second install, uninstall) come last.
 
@@ -36,7 +36,7 @@ import pytest
 from tests.booted import CannotBoot, Container, debian_root, derived_root, inside, machine_reason
 
 REPO = Path(__file__).resolve().parent.parent
-RELEASE = "trixie"
+RELEASES = ("trixie", "bookworm")  # Raspberry Pi OS's two: each root cached, each booted in turn
 WHEELS = "/var/cache/gravebox-wheels"  # the stand-in for PyPI, inside the root
 STAND_INS_LOG = "/var/log/gravebox-stand-ins.log"
 HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
@@ -116,11 +116,11 @@ def stand_ins(root: Path) -> None:
     (root / "etc/pip.conf").write_text(PIP_CONF)
 
 
-def pi_os_root() -> Path:
-    """Debian Trixie with Raspberry Pi OS's part stood in for, cached (keyed by the stand-ins and
+def pi_os_root(release: str) -> Path:
+    """Debian `release` with Raspberry Pi OS's part stood in for, cached (keyed by the stand-ins and
     the project's dependencies)."""
     recipe = [inspect.getsource(stand_ins), CONFIG_TXT, CMDLINE_TXT, LGPIO_STAND_IN, LOGGING_STAND_IN, PIP_CONF]
-    return derived_root(debian_root(RELEASE), "pi-os", setup=stand_ins, setup_key=[recipe, requirements()])
+    return derived_root(debian_root(release), "pi-os", setup=stand_ins, setup_key=[recipe, requirements()])
 
 
 class Box:
@@ -201,12 +201,13 @@ def snapshot(box: Box) -> dict[str, str]:
     return entries
 
 
-@pytest.fixture(scope="module")
-def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
-    """Trixie booted, pi's copy of the checkout installed and the box rebooted, as docs/install.md says."""
+@pytest.fixture(scope="module", params=RELEASES)
+def box(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
+    """The release booted, pi's copy of the checkout installed and the box rebooted, as docs/install.md says."""
+    release = request.param
     try:
-        image = pi_os_root()
-        container = Container(image, tmp_path_factory.mktemp("booted") / "trixie").__enter__()
+        image = pi_os_root(release)
+        container = Container(image, tmp_path_factory.mktemp("booted") / release).__enter__()
     except CannotBoot as reason:
         pytest.skip(f"no booted container on this machine: {reason}")
     try:
