@@ -12,9 +12,15 @@ Two parts, both usable by any test:
   `degraded`), runs shell commands in it as root or as a user, reboots it (a reboot inside ends
   nspawn: it is booted again on the same files) and powers it off::
 
-      with Container(derived_root(debian_root("trixie"), "nm", packages=("network-manager",)),
-                     tmp_path) as box:
+      image = derived_root(debian_root("trixie"), "nm", packages=("network-manager",))
+      with Container(image, tmp_path / "nm") as box:  # booted; powered off and removed at the end
           assert box.run("systemctl is-active NetworkManager").stdout.strip() == "active"
+          box.run("nmcli -t general status")  # as root (user=NAME: a login shell of NAME); not 0 fails
+          (box.files / "etc/thing.conf").write_text("...")  # its files, from the host
+          box.reboot()
+
+(That NetworkManager root takes about 20 s to make on top of the cached Trixie root, and as
+long to boot and answer.) `CannotBoot` should become a `pytest.skip` with its message.
 
 The container has no network of its own (`--private-network`: only loopback), so servers in it
 never meet the host's ports; `network=True` shares the host's instead. Anything this machine
@@ -180,7 +186,9 @@ def nspawn_environment() -> dict[str, str]:
 class Container:
     """A booted copy of a cached root. `run` commands in it; `reboot`; `files` is its file tree.
 
-    Changes land in an overlay (or a copy) under `work`; the cached root is never written."""
+    Changes land in an overlay (or a copy) under `work` (a folder that must not exist yet); the
+    cached root is never written. `network`: share the host's network (else loopback only);
+    `binds`: nspawn `--bind-ro=` arguments; `name`: the machine's name."""
 
     def __init__(self, image: Path, work: Path, network: bool = False, binds: Sequence[str] = (), name: str = "gravebox"):
         self.image, self.work, self.network, self.binds, self.name = image, work, network, tuple(binds), name

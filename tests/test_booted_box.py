@@ -201,6 +201,23 @@ def snapshot(box: Box) -> dict[str, str]:
     return entries
 
 
+def copy_checkout(into: Path) -> None:
+    """The checkout's files as a clone has them (what git tracks, and new files it does not
+    ignore), without this machine's venvs and caches."""
+    into.mkdir(parents=True)
+    files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           capture_output=True, check=True).stdout
+    present = b"\0".join(name for name in files.split(b"\0") if name and (REPO / name.decode()).exists())
+    pack = subprocess.Popen(["tar", "-C", str(REPO), "--null", "-T", "-", "-cf", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    unpack = subprocess.Popen(["tar", "-C", str(into), "-xf", "-"], stdin=pack.stdout)
+    assert pack.stdin is not None and pack.stdout is not None
+    pack.stdout.close()
+    pack.stdin.write(present)
+    pack.stdin.close()
+    assert pack.wait() == 0 and unpack.wait() == 0
+
+
 @pytest.fixture(scope="module", params=RELEASES)
 def box(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     """The release booted, pi's copy of the checkout installed and the box rebooted, as docs/install.md says."""
@@ -214,9 +231,7 @@ def box(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         booted = Box(container)
         booted.before = snapshot(booted)
         checkout = container.files / "home/pi/gravebox"
-        subprocess.run(["cp", "-a", "--no-preserve=ownership", f"{REPO}/.", str(checkout)], check=True)
-        for junk in (".venv", ".venv-3.13", ".venv-3.11", ".mypy_cache", ".pytest_cache", ".ruff_cache"):
-            subprocess.run(["rm", "-rf", str(checkout / junk)], check=True)
+        copy_checkout(checkout)
         booted.run("chown -R pi:pi /home/pi/gravebox")
         booted.first_install = booted.install()
         container.reboot()
