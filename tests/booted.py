@@ -300,9 +300,9 @@ class Container:
         except subprocess.TimeoutExpired:
             raise AssertionError(f"the container did not stop within {STOP_WAIT:.0f} s\n{self.console()}") from None
 
-    def reboot(self) -> None:
-        """`systemctl reboot` inside; nspawn ends with it; boot the same files again."""
-        self.run("systemctl reboot", check=False)
+    def reboot(self, command: str = "systemctl reboot") -> None:
+        """Reboot by `command` (sh, as root) inside; nspawn ends with it; boot the same files again."""
+        self.run(command, check=False)
         status = self.wait_ended()
         assert status == NSPAWN_REBOOTED, f"nspawn ended with {status}, not as a reboot\n{self.console()}"
         self.boot()

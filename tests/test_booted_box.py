@@ -348,8 +348,17 @@ def test_kill_9_and_the_game_resumes(box: Box) -> None:
     assert box.game() == ("dead-set", SEATS)
 
 
-def test_a_reboot_and_the_game_resumes(box: Box) -> None:
-    box.container.reboot()
+def test_the_box_may_power_off_and_reboot_through_logind_and_polkit(box: Box) -> None:
+    """The polkit rule answers yes to the service's user, and to it alone, with no password."""
+    for verb in ("CanPowerOff", "CanReboot"):
+        ask = f"busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager {verb}"
+        assert box.out(f"runuser -u gravebox -- {ask}") == 's "yes"'
+        assert box.out(ask, user="pi") != 's "yes"'
+
+
+def test_a_reboot_from_the_box_and_the_game_resumes(box: Box) -> None:
+    """The box's menu reboots as its service does (box/cli/service.py): as gravebox, through logind."""
+    box.container.reboot("runuser -u gravebox -- systemctl --no-ask-password reboot")
     box.wait_ready()
     assert box.game() == ("dead-set", SEATS)
     assert box.show("gravebox", "NRestarts")["NRestarts"] == "0"
