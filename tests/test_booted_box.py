@@ -1,7 +1,8 @@
-"""The installed box under a real systemd: a Debian Trixie userland (systemd 257, Python 3.13), then a
-Bookworm one (systemd 252, Python 3.11), each booted with `systemd-nspawn -b` (tests/booted.py), the project installed as docs/install.md says (a user `pi` runs `sudo
-./install.sh` in a copy of the checkout, then reboots), and what an owner relies on checked on the
-running units, in order: the destructive checks (a second install, uninstall) come last.
+"""The installed box under a real systemd: a Debian Trixie userland (systemd 257, Python 3.13), then
+a Bookworm one (systemd 252, Python 3.11), each booted with `systemd-nspawn -b` (tests/booted.py);
+the project installed as docs/install.md says (a user `pi` runs `sudo ./install.sh` in a copy of
+the checkout, then reboots), and what an owner relies on checked on the running units, in order:
+the destructive checks (a failed install, a second one, uninstall) come last.
 
 The container is not a Pi. What it lacks is stood in for here, each by a named stand-in in one
 cached root (`pi_os_root`), never in install.sh:
@@ -71,12 +72,11 @@ if machine_reason():
 
 def requirements() -> list[str]:
     """The project's dependencies with install.sh's extras, from pyproject.toml."""
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = list(project["dependencies"])
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    wanted = list(pyproject["project"]["dependencies"])
     for extra in EXTRAS:
-        wanted += project["optional-dependencies"][extra]
-    build = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]
-    return sorted(wanted) + sorted(build)
+        wanted += pyproject["project"]["optional-dependencies"][extra]
+    return sorted(wanted) + sorted(pyproject["build-system"]["requires"])  # pip's isolated build too
 
 
 def stand_ins(root: Path) -> None:
@@ -161,7 +161,7 @@ class Box:
 
     def control(self, command: str, **args: object) -> dict[str, object]:
         """One command to the box's control socket, sent by pi (a user in the gravebox group)."""
-        code = ("import json, sys; from box.links.client import ControlClient; from box.links.control import socket_path;"
+        code = ("import json; from box.links.client import ControlClient; from box.links.control import socket_path;"
                 f" print(json.dumps(ControlClient(socket_path(), timeout=10).request({command!r}, **{args!r})))")
         return json.loads(self.out(f"/opt/gravebox/venv/bin/python -c {shlex.quote(code)}", user="pi"))
 
@@ -281,12 +281,22 @@ def test_the_simulated_setting_runs_the_box_ready_with_its_status_and_watchdog(b
     assert 'Status: "Running: the menu"' in status, status
 
 
+def test_the_phone_page_answers_on_8080(box: Box) -> None:
+    box.wait_ready("gravebox-web")
+    code = ("import urllib.request; answer = urllib.request.urlopen('http://127.0.0.1:8080/', timeout=10);"
+            " print(answer.status, answer.read().decode()[:2000])")
+    page = box.run(f"for i in $(seq 60); do python3 -c {shlex.quote(code)} 2>/dev/null && exit 0; sleep 0.5; done;"
+                   " exit 1", check=False)
+    assert page.returncode == 0 and page.stdout.startswith("200 "), box.journal("gravebox-web")
+    assert "Gravebox" in page.stdout
+
+
 def test_the_sandbox_scores_on_the_real_systemd_which_enforces_it(box: Box) -> None:
     for unit in UNITS:
         text = box.out(f"systemd-analyze security {unit} --no-pager")
         found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", text)
         assert found and float(found[1]) <= MAX_EXPOSURE, text
-    # The container's systemd enforces IPAddressDeny= and DevicePolicy= (BPF): a unit with them
+    # (After the page test: the page is up on 8080.) The container's systemd enforces IPAddressDeny= and DevicePolicy= (BPF): a unit with them
     # is refused what the same command without them is given.
     connect = "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 8080), 3)\""
     box.run(f"systemd-run --quiet --wait --pipe {connect}")
@@ -296,16 +306,6 @@ def test_the_sandbox_scores_on_the_real_systemd_which_enforces_it(box: Box) -> N
     box.run("systemd-run --quiet --wait --pipe head -c1 /dev/zero")
     denied = box.run("systemd-run --quiet --wait --pipe -p DevicePolicy=strict head -c1 /dev/zero", check=False)
     assert denied.returncode != 0 and "Operation not permitted" in denied.stdout + denied.stderr, denied.stderr
-
-
-def test_the_phone_page_answers_on_8080(box: Box) -> None:
-    box.wait_ready("gravebox-web")
-    code = ("import urllib.request; answer = urllib.request.urlopen('http://127.0.0.1:8080/', timeout=10);"
-            " print(answer.status, answer.read().decode()[:2000])")
-    page = box.run(f"for i in $(seq 60); do python3 -c {shlex.quote(code)} 2>/dev/null && exit 0; sleep 0.5; done;"
-                   " exit 1", check=False)
-    assert page.returncode == 0 and page.stdout.startswith("200 "), box.journal("gravebox-web")
-    assert "Gravebox" in page.stdout
 
 
 def test_the_owner_account_uses_the_box_from_its_shell(box: Box) -> None:
