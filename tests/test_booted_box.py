@@ -373,6 +373,7 @@ def test_a_decks_folder_under_home_is_a_fault_said_once_not_a_restart_loop(box: 
         box.wait_ready()
         shown = box.show("gravebox", "ActiveState", "NRestarts", "StatusText")
         assert shown["ActiveState"] == "active" and shown["NRestarts"] == "0", shown
+        assert shown["StatusText"].startswith("cannot start: /etc/gravebox/config.toml:"), shown  # its whole path
         assert "cannot reach this folder of decks" in shown["StatusText"], shown
         assert box.journal().count("cannot reach this folder of decks") == 1, box.journal()
         assert "Traceback" not in box.journal()
