@@ -6,7 +6,8 @@ Two parts, both usable by any test:
   this machine's apt uses, kept under ~/.cache/gravebox/boot/ (outside the repository) and keyed
   by its recipe, so a changed recipe makes a new one. `derived_root(base, "name", packages=...,
   setup=...)` is a copy of a root with more apt packages and/or a setup step (`setup(root)` runs
-  on the host with the root's path), cached the same way. Both are only ever read by a booted
+  on the host with the root's path; `inside(root, script)` runs a script in it unbooted, with the
+  host's network), cached the same way. Both are only ever read by a booted
   container: every boot runs on an overlay (or a copy) of them.
 - **`Container`**: boots such a root, waits until its systemd has started (`running`, or
   `degraded`), runs shell commands in it as root or as a user, reboots it (a reboot inside ends
