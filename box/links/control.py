@@ -82,6 +82,7 @@ COMMANDS: dict[str, dict[str, type]] = {
     "merge": {"player": str, "into": str},  # the roster's player of id `player` becomes one with `into`'s
     "tags-changed": {},  # tags.csv was replaced (a restored backup): read it again
     "decks-changed": {},  # a deck file was replaced: load it again at the next game
+    "restore": {"file": str},  # a backup the page uploaded into the state folder (its name): the box restores it
     # a paired phone's hands on the box, each carried out as if pressed there:
     "start": {"game": str, "names": list, "options": dict},  # start a game with these seats and options
     "undo": {"label": str},  # undo the last action, which the phone showed as `label` (refused if it changed)

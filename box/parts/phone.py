@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from box.base.settings import Settings
     from box.parts.lobby import Lobby
     from box.parts.sound import SoundSettings
+    from box.storage.backup import Restored
     from box.storage.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -237,6 +238,7 @@ class Phone:
         self.host, self.lobby, self.tags, self.settings, self.journal = host, lobby, tags, settings, journal
         self.sound, self.undo = sound, undo
         self.screens: list[PairingAsked | PairingCode | EnrolOne] = []  # the screens the phone opened
+        self.restored: Restored | None = None  # a backup was restored: the loop makes the Box anew on it
 
     def carry_out(self, command: ControlCommand, now: float) -> None:
         """Do what the page asked, journaled first; Refused (or StorageError) says why it was not done."""
@@ -263,6 +265,8 @@ class Phone:
             self.reload_tags(now)
         elif name == "decks-changed":
             self.lobby.forget_decks()
+        elif name == "restore":
+            self.restore(args["file"])
         elif name == "phone-time":
             try:
                 taken = self.settings.clock.set_from_phone(args["ms"])
@@ -302,6 +306,27 @@ class Phone:
             self.sound.set(args["volume"], args["muted"], now)
         elif name == "end-session":
             self.end_session(args["game"], now)
+
+    def restore(self, name: str) -> None:
+        """A backup a paired phone uploaded and confirmed (box/storage/backup_upload.py): the journal
+        closed, the state restored, the journal opened again; the loop then makes the Box anew on it,
+        which resumes the restored game. Refused (one line) changes nothing: the game plays on."""
+        from box.storage.backup import JournalInUse  # loaded when a phone restores, never at the box's start
+        from box.storage.backup_upload import restore_upload
+
+        state_dir = self.settings.state_dir
+        if state_dir is None:
+            raise Refused("No state folder: nothing restored")
+        self.journal.close()
+        try:
+            self.restored = restore_upload(state_dir, name)
+        except JournalInUse:
+            raise Refused("Not restored: the journal is in use, try again") from None
+        except FileProblem as problem:
+            raise Refused(f"Not restored: {problem.message}") from None
+        finally:
+            self.journal.reopen()
+        log.info("restored the backup of %s from a phone", self.restored.manifest.made)
 
     def end_session(self, game: str, now: float) -> None:
         """A paired phone's *End the session*: the presses the game declares for it (`Phone.ends_with`),

@@ -174,6 +174,12 @@ class JournalView:
         if cache is not None:
             self.summaries = read_kept(cache, self.share)
 
+    def forget(self) -> None:
+        """Another journal took this one's place (a restored backup): nothing kept of the old one's games."""
+        with self.lock:
+            self.summaries.clear()
+            self.in_play.clear()
+
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection | None]:
         """One short read transaction; None when there is no journal yet."""
