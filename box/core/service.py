@@ -39,6 +39,7 @@ from box.errors import FileProblem
 from box.events import (
     Event,
     EventBus,
+    GameOver,
     StorageBack,
     StorageFailed,
     Undone,
@@ -349,6 +350,8 @@ class Box:
         elif isinstance(step.timer, Countdown):
             self.timer.open().start_countdown(step.timer.seconds, now)
         for event in events:
+            if isinstance(event, GameOver):
+                self.lobby.note_end(event.number)
             self.publish(event)
 
     def sat(self) -> Sat:

@@ -49,7 +49,7 @@ from box.storage.history import read as read_played
 from box.storage.journal import GameRecord
 from box.storage.journal.schema import CACHE_KIB
 from box.storage.player_ids import Sat, seated_ids
-from box.storage.roster import STARTED
+from box.storage.roster import ENDED, STARTED
 from box.web.in_play import ACTIONS_AFTER, InPlay, decoded, rebuild
 from box.web.people import seats_of
 from box.web.summaries import (
@@ -408,14 +408,14 @@ class JournalView:
                 summary = kept[row.id]
                 if summary is None:
                     continue  # not counted yet
-                dated = with_date(summary, snap.started.get(row.id))
+                dated = with_date(summary, snap.started.get(row.id), snap.values.get(f"{ENDED}{row.id}"))
                 if dated is not summary:
                     with self.lock:  # kept with its date: the next view needs no copy
                         self.summaries[row.id] = (row.key, dated)
             else:
                 known = playing.get(row.id)
                 if known is not None:
-                    dated = with_date(known.summary, snap.started.get(row.id))
+                    dated = with_date(known.summary, snap.started.get(row.id), snap.values.get(f"{ENDED}{row.id}"))
                 elif (record := row.record()) is not None:
                     dated = self.unreadable(record, ValueError("its state cannot be rebuilt"))
                 else:
