@@ -385,7 +385,7 @@ def test_every_unit_file_and_the_web_extra_are_installed(tmp_path: Path) -> None
     out = ok(repo / "install.sh", "--root", root)
     assert (root / "etc/systemd/system/gravebox-web.service").read_text() == web_unit
     assert f"would run: /opt/gravebox/venv/bin/pip install --only-binary=lgpio {repo}[pi,web,mqtt]" in out
-    assert "would run: systemctl enable gravebox.service gravebox-web.service" in out.splitlines()
+    assert "would run: systemctl enable gravebox.service gravebox-hotspot.service gravebox-web.service" in out.splitlines()
 
     # The unit goes on uninstall, even once the repository no longer ships it.
     (repo / "systemd/gravebox-web.service").unlink()

@@ -124,7 +124,7 @@ class PhonePage(BaseScreen):
 
         from box.screens.render import render_beside
 
-        code = segno.make_qr(self.address, error="l", boost_error=True)  # the smallest version, then the best level
+        code = segno.make_qr(self.qr_text(), error="l", boost_error=True)  # the smallest version, then the best level
         modules = len(code.matrix)  # a side, without the quiet zone
         scale = 2 if modules + 2 <= QR_SIDE // 2 else 1
         border = min(4, (QR_SIDE // scale - modules) // 2)  # as wide a quiet zone as fits, 4 at most
@@ -134,8 +134,19 @@ class PhonePage(BaseScreen):
                 if dark:
                     picture.putpixel((border + x, border + y), 0)
         picture = picture.resize((picture.width * scale, picture.height * scale), Image.Resampling.NEAREST)
-        rows = ["Phone page", "", *address_rows(self.address, ADDRESS_CHARS)][:5]
-        return render_beside(picture, [*rows, *[""] * (6 - len(rows)), "BACK:close"])
+        rows = self.beside()[:5]
+        return render_beside(picture, [*rows, *[""] * (6 - len(rows)), self.footer()])
+
+    def qr_text(self) -> str:
+        """What the QR code holds: the page's address."""
+        return self.address
+
+    def beside(self) -> list[str]:
+        """The rows beside the code (at most five)."""
+        return ["Phone page", "", *address_rows(self.address, ADDRESS_CHARS)]
+
+    def footer(self) -> str:
+        return "BACK:close"
 
     def dump(self) -> dict[str, Any]:
         return {"phone_page": self.address}
@@ -239,6 +250,7 @@ class Phone:
         self.sound, self.undo = sound, undo
         self.screens: list[PairingAsked | PairingCode | EnrolOne] = []  # the screens the phone opened
         self.restored: Restored | None = None  # a backup was restored: the loop makes the Box anew on it
+        self.own_wifi: Callable[[], PhonePage | None] = lambda: None  # the box's own Wi-Fi's screen while it is up
 
     def carry_out(self, command: ControlCommand, now: float) -> None:
         """Do what the page asked, journaled first; Refused (or StorageError) says why it was not done."""
@@ -370,7 +382,7 @@ class Phone:
 
     def show_page(self, now: float) -> None:
         """The box menu's *Phone page*: where the page is, as a QR code and as text."""
-        self.host.push(PhonePage(self.settings.page or page_address()))
+        self.host.push(self.own_wifi() or PhonePage(self.settings.page or page_address()))
 
     def ask_pairing(self, now: float) -> None:
         """The box menu's *Pair a phone*: the page may give a code to a phone that is not paired yet."""
