@@ -2,7 +2,8 @@
 # Install the Debian packages some tests use, where they are missing: mosquitto (a real MQTT broker,
 # tests/test_mqtt.py), poppler-utils (pdftoppm and pdffonts: the printed pages as pictures and their
 # fonts, tests/test_print.py, tests/test_print_shop.py) and xfonts-base (the X11 6x9 font the OLED's
-# glyphs come from, checked by tests/test_startup.py).
+# glyphs come from, checked by tests/test_startup.py), systemd-container and debootstrap (a Debian
+# userland booted under its own systemd with systemd-nspawn, tests/test_booted_box.py).
 # Needs root or password-less sudo; otherwise it says so and those tests skip.
 set -euo pipefail
 
@@ -10,6 +11,8 @@ wanted=()
 if [[ ! -x /usr/sbin/mosquitto || ! -x /usr/bin/mosquitto_passwd ]]; then wanted+=(mosquitto); fi
 if ! command -v pdftoppm >/dev/null 2>&1 || ! command -v pdffonts >/dev/null 2>&1; then wanted+=(poppler-utils); fi
 if [[ ! -e /usr/share/fonts/X11/misc/6x9.pcf.gz ]]; then wanted+=(xfonts-base); fi
+if ! command -v systemd-nspawn >/dev/null 2>&1; then wanted+=(systemd-container); fi
+if ! command -v debootstrap >/dev/null 2>&1 && [[ ! -x /usr/sbin/debootstrap ]]; then wanted+=(debootstrap); fi
 if [[ ${#wanted[@]} -eq 0 ]]; then exit 0; fi
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "No apt-get: install ${wanted[*]} yourself, or the tests that need them skip" >&2

@@ -35,6 +35,7 @@ def add_restore_arguments(parser: argparse.ArgumentParser) -> None:
 def places_of(args: argparse.Namespace, strict: bool) -> Places:
     """The state folder, the settings file and the decks folder this command acts on. `strict`: a
     settings file that cannot be read is an error (a backup); else it names no decks (a restore)."""
+    from box.cli.service import configured_hardware
     from box.core.hardware import is_raspberry_pi
     from box.errors import FileProblem
     from box.storage.backup import Places
@@ -49,7 +50,10 @@ def places_of(args: argparse.Namespace, strict: bool) -> Places:
         except FileProblem:
             if strict:
                 raise
-    state_dir = enter_state_directory(args.state_dir or state_directory(simulated=not is_raspberry_pi()))
+    # The installed box's state: on a Pi, or on a box told to run on simulated parts (its service
+    # keeps its state in the same system folder); else the owner's own (the simulator's).
+    installed = is_raspberry_pi() or configured_hardware(args) == "simulated"
+    state_dir = enter_state_directory(args.state_dir or state_directory(simulated=not installed))
     return Places(state_dir, settings, decks)
 
 

@@ -299,9 +299,9 @@ def run_box(args: argparse.Namespace, simulated: bool) -> int:
             except (FileProblem, StorageError) as problem:
                 if not under_systemd():
                     raise  # the command line: one line, exit status 2 (a bad file) or 1 (the storage)
-                # The service: a restart cannot mend this; say it on the panel and stay up until stopped.
+                # The service: a restart cannot mend this; say it on the panel and stay up until stopped
+                # (the log's one line: `stay_up_showing`'s "cannot start: ...", the file by its whole path).
                 gc.enable()
-                print(f"gravebox: {problem}", file=sys.stderr)
                 display = open_fault_display(fault_display_wiring(pinmap), simulated)
                 may_pass = (lambda: True) if isinstance(problem, StorageError) else None  # the storage: try again
                 if not stay_up_showing(panel_reason(problem), stop, display, retry=may_pass, said=str(problem)):
