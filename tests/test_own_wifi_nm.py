@@ -98,3 +98,60 @@ def test_the_shared_profiles_dnsmasq_answers_every_name_with_the_box(nm: Contain
     assert seen.split() == ["True", "False"], "its own network up, and no other: the owner's is not back"
     nmcli(nm, ["connection", "down", PROFILE])
     assert nm.run(DNSMASQ).stdout.strip() == "", "down: its dnsmasq goes too"
+
+
+WITHOUT_A_NETWORK = '''
+import http.client
+from box.links.hotspot.network import PROFILE, Nmcli, WifiCredentials, profile_args
+from box.links.hotspot.service import Hotspot, Portal
+
+class Wired(Nmcli):
+    """NetworkManager for real; only the device is the veth, a container having no Wi-Fi chip."""
+    def start(self, credentials):
+        if PROFILE in self.run(["-g", "NAME", "connection", "show"]).split():
+            self.run(["connection", "delete", PROFILE])
+        self.run(profile_args(credentials, kind="ethernet", device="gbx0"))
+        self.run(["connection", "up", PROFILE])
+
+class Box:
+    told = []
+    def wanted(self): return True
+    def tell(self, up, page): self.told.append(up is not None)
+
+now = [0.0]
+box, network = Box(), Wired()
+hotspot = Hotspot(network, box, lambda: WifiCredentials("Gravebox-3f2a", "k7pq-m2xd-94tz"), 120.0, False,
+                  "http://10.42.0.1:8080/", clock=lambda: now[0])
+hotspot.tick()
+print("at 0 s:", network.up(), box.told[-1])
+now[0] = 120.0
+hotspot.tick()
+print("at 120 s:", network.up(), box.told[-1])
+portal = Portal(hotspot.page)
+portal.follow(True)
+connection = http.client.HTTPConnection("10.42.0.1", 80, timeout=5)
+connection.request("GET", "/generate_204", headers={"Host": "connectivitycheck.gstatic.com"})
+answer = connection.getresponse()
+print("portal:", answer.status, answer.getheader("Location"))
+portal.follow(False)
+'''
+
+
+def test_with_the_network_gone_the_process_brings_its_profile_up_and_down_again_when_home_is_back(nm: Container) -> None:
+    """`Hotspot` and its nmcli adapter on the real NetworkManager, on a fake clock: nothing at first,
+    the profile up after `after` seconds with no network (and the captive-portal redirect answering
+    on the box's address), then down once a network of the owner's is up again."""
+    said = nm.run(python(WITHOUT_A_NETWORK)).stdout.splitlines()
+    assert said == ["at 0 s: False False", "at 120 s: True True", "portal: 302 http://10.42.0.1:8080/"], said
+    nmcli(nm, ["device", "set", "gbx1", "managed", "yes"])
+    nmcli(nm, ["connection", "add", "type", "ethernet", "con-name", "home", "ifname", "gbx1",
+               "ipv4.method", "manual", "ipv4.addresses", "192.168.5.2/24", "ipv6.method", "disabled"])
+    nmcli(nm, ["--wait", "30", "connection", "up", "home"])
+    back = nm.run(python(WITHOUT_A_NETWORK.split("now = [0.0]")[0] + (
+        "network = Wired()\n"
+        "hotspot = Hotspot(network, Box(), lambda: None, 120.0, False, 'p', clock=lambda: 500.0)\n"
+        "print('online:', network.online(), network.up())\n"
+        "hotspot.tick()\n"
+        "print('after:', network.up(), Box.told[-1])\n"
+    ))).stdout.splitlines()
+    assert back == ["online: True True", "after: False False"], back
