@@ -327,8 +327,8 @@ class Phone:
         from box.storage.backup_upload import restore_upload
 
         state_dir = self.settings.state_dir
-        if state_dir is None:
-            raise Refused("No state folder: nothing restored")
+        if state_dir is None or self.journal.path == ":memory:":  # a tool runs (selftest, enrol): no games here
+            raise Refused("Not restored: the box is not running its games")
         self.journal.close()
         try:
             self.restored = restore_upload(state_dir, name)
