@@ -682,6 +682,7 @@ uninstall_box() {
     remove_file /etc/udev/rules.d/99-gravebox.rules
     remove_file /etc/polkit-1/rules.d/50-gravebox.rules
     remove_file /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf
+    remove_file /etc/NetworkManager/system-connections/gravebox-wifi.nmconnection # the own Wi-Fi's profile (gone at the reboot)
     remove_file /etc/modules-load.d/gravebox.conf
     remove_if_ours "${CONFIG_DIR}/config.toml" "${REPO_DIR}/systemd/gravebox-config.toml"
     remove_if_ours "${CONFIG_DIR}/pinmap.toml" "${REPO_DIR}/wiring/pinmap.toml"

@@ -210,7 +210,12 @@ def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model
     # The service wrote its state meanwhile: uninstall keeps it.
     state = root / "var/lib/gravebox"
     (state / "tags.toml").write_text("cards\n")
+    assert (root / "etc/NetworkManager/dnsmasq-shared.d/gravebox.conf").read_text().endswith("address=/#/10.42.0.1\n")
+    profile = root / "etc/NetworkManager/system-connections/gravebox-wifi.nmconnection"  # made by its first use
+    profile.parent.mkdir(parents=True, exist_ok=True)
+    profile.write_text("[connection]\nid=gravebox-wifi\n")
     ok(UNINSTALL, "--root", root)
+    assert not profile.exists() and not (root / "etc/NetworkManager/dnsmasq-shared.d/gravebox.conf").exists()
     after = tree(root)
     assert after.pop("var/lib/gravebox/tags.toml")[1] == b"cards\n"
     assert after == before
