@@ -541,7 +541,11 @@ install_box() {
     if [[ ${CHANGED} == yes ]]; then UDEV_CHANGED=yes; fi
     install_file "${REPO_DIR}/systemd/50-gravebox.rules" /etc/polkit-1/rules.d/50-gravebox.rules
     # The box's own Wi-Fi: NetworkManager's dnsmasq answers every name there with the box (docs/install.md).
-    install_file "${REPO_DIR}/systemd/gravebox-dnsmasq-shared.conf" /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf
+    if [[ -d ${ROOT}/etc/NetworkManager ]]; then
+        install_file "${REPO_DIR}/systemd/gravebox-dnsmasq-shared.conf" /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf
+    else
+        say "skipped    /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf (no NetworkManager here: no own Wi-Fi)"
+    fi
 
     # Boot configuration.
     apply_config_txt
