@@ -540,6 +540,12 @@ install_box() {
     install_managed "${REPO_DIR}/systemd/udev/gravebox-${MODEL}.rules" /etc/udev/rules.d/99-gravebox.rules
     if [[ ${CHANGED} == yes ]]; then UDEV_CHANGED=yes; fi
     install_file "${REPO_DIR}/systemd/50-gravebox.rules" /etc/polkit-1/rules.d/50-gravebox.rules
+    # The box's own Wi-Fi: NetworkManager's dnsmasq answers every name there with the box (docs/install.md).
+    if [[ -d ${ROOT}/etc/NetworkManager ]]; then
+        install_file "${REPO_DIR}/systemd/gravebox-dnsmasq-shared.conf" /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf
+    else
+        say "skipped    /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf (no NetworkManager here: no own Wi-Fi)"
+    fi
 
     # Boot configuration.
     apply_config_txt
@@ -679,6 +685,8 @@ uninstall_box() {
     run systemctl daemon-reload
     remove_file /etc/udev/rules.d/99-gravebox.rules
     remove_file /etc/polkit-1/rules.d/50-gravebox.rules
+    remove_file /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf
+    remove_file /etc/NetworkManager/system-connections/gravebox-wifi.nmconnection # the own Wi-Fi's profile (gone at the reboot)
     remove_file /etc/modules-load.d/gravebox.conf
     remove_if_ours "${CONFIG_DIR}/config.toml" "${REPO_DIR}/systemd/gravebox-config.toml"
     remove_if_ours "${CONFIG_DIR}/pinmap.toml" "${REPO_DIR}/wiring/pinmap.toml"

@@ -174,9 +174,19 @@ class StorageBack(NamedTuple):
     """The journal takes writes again."""
 
 
+class Redated(NamedTuple):
+    """A paired phone gave the box its time while its own clock was not synchronised: the games it
+    dated by its own clock since it started (`numbers`: their start, their end or both) are dated
+    again, `offset` seconds later (the history's lines follow: box/storage/history.py)."""
+
+    numbers: tuple[int, ...]
+    offset: float
+
+
 Event = (
     GameStarted | ActionAccepted | TurnPassed | Undone | DiceRolled | ColumnCompleted | LapCompleted | Bust
     | Whack | TimerDone | ChugTimed | Standing | GameOver | GameLeft | ReaderChanged | StorageFailed | StorageBack
+    | Redated
 )
 
 

@@ -199,6 +199,7 @@ def test_the_mqtt_unit_is_installed_always_and_enabled_only_with_an_mqtt_table(t
 @pytest.mark.parametrize(("model", "release"), [("pi5", "trixie"), ("pi4", "bookworm"), ("zero2w", "trixie")])
 def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model: str, release: str) -> None:
     root = make_pi(tmp_path, model, release=release)
+    (root / "etc/NetworkManager/dnsmasq-shared.d").mkdir(parents=True)  # Raspberry Pi OS's network stack
     before = tree(root)
     ok(INSTALL, "--root", root)
     installed = tree(root)
@@ -210,7 +211,13 @@ def test_second_run_changes_nothing_and_uninstall_restores(tmp_path: Path, model
     # The service wrote its state meanwhile: uninstall keeps it.
     state = root / "var/lib/gravebox"
     (state / "tags.toml").write_text("cards\n")
+    assert (root / "etc/NetworkManager/dnsmasq-shared.d/gravebox.conf").read_text().endswith("address=/#/10.42.0.1\n")
+    profile = root / "etc/NetworkManager/system-connections/gravebox-wifi.nmconnection"  # made by its first use
+    profile.parent.mkdir(parents=True, exist_ok=True)
+    profile.write_text("[connection]\nid=gravebox-wifi\n")
     ok(UNINSTALL, "--root", root)
+    assert not profile.exists() and not (root / "etc/NetworkManager/dnsmasq-shared.d/gravebox.conf").exists()
+    profile.parent.rmdir()
     after = tree(root)
     assert after.pop("var/lib/gravebox/tags.toml")[1] == b"cards\n"
     assert after == before
@@ -385,7 +392,7 @@ def test_every_unit_file_and_the_web_extra_are_installed(tmp_path: Path) -> None
     out = ok(repo / "install.sh", "--root", root)
     assert (root / "etc/systemd/system/gravebox-web.service").read_text() == web_unit
     assert f"would run: /opt/gravebox/venv/bin/pip install --only-binary=lgpio {repo}[pi,web,mqtt]" in out
-    assert "would run: systemctl enable gravebox.service gravebox-web.service" in out.splitlines()
+    assert "would run: systemctl enable gravebox.service gravebox-hotspot.service gravebox-web.service" in out.splitlines()
 
     # The unit goes on uninstall, even once the repository no longer ships it.
     (repo / "systemd/gravebox-web.service").unlink()
@@ -486,3 +493,10 @@ def test_uninstall_removes_what_the_install_made_and_says_what_it_keeps(tmp_path
     out = ok(UNINSTALL, "--root", os_root)
     assert "groupdel gpio" not in out and "groupdel i2c" not in out
     assert (os_root / "etc/sysusers.d").is_dir() and "the groups gpio i2c (they were there before)" in out
+
+
+def test_without_networkmanager_there_is_no_own_wifi_file(tmp_path: Path) -> None:
+    root = make_pi(tmp_path, "pi5")
+    out = ok(INSTALL, "--root", root)
+    assert "skipped    /etc/NetworkManager/dnsmasq-shared.d/gravebox.conf (no NetworkManager here: no own Wi-Fi)" in out
+    assert not (root / "etc/NetworkManager").exists()

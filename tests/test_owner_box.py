@@ -138,8 +138,8 @@ def test_volume_and_mute_from_the_box_menu_survive_a_restart() -> None:
     assert box.dump(0.0)["sound"] == {"volume": "high", "muted": False}
     box.button("back", "long", 1.0)
     menu = box.top
-    assert menu.name == "box-menu" and menu.entries[-2] == "Sound: high"
-    menu.cursor = len(menu.entries) - 2
+    assert menu.name == "box-menu" and menu.entries[-3] == "Sound: high"
+    menu.cursor = len(menu.entries) - 3
     box.button("ok", "short", 2.0)
     assert box.top.name == "sound" and box.screen(2.0).cursor == 2  # on the current level
     box.button("up", "short", 3.0)

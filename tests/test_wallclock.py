@@ -178,3 +178,55 @@ def test_a_game_keeps_its_seats_and_table_whichever_clock_dates_it(tmp_path: Pat
         assert world.journal.get("table.dead-set")["names"] == ["Ann", "Bob"]  # the next setup offers the same table
     finally:
         world.close()
+
+
+def test_a_game_ended_before_the_phone_came_is_dated_again_in_the_history_and_the_exports(tmp_path: Path) -> None:
+    """The history's line (written by the box's unsynchronised clock as the game ended), the journal's
+    start and end, the page's History (a summary it already kept, too) and the BG Stats play all
+    follow the phone's time; a line from before this start is left byte for byte."""
+    from box.storage.history import Played, append
+    from box.storage.roster import ENDED
+    from box.web.exports import bgstats_play
+    from box.web.journal_view import JournalView
+
+    script = Path(__file__).parent / "scenarios" / "dead-set" / "win-mid-scoring.script"
+    state = tmp_path / "state"
+    state.mkdir()
+    older = Played(7, "dead-set", "Dead Set", ("Cid", "Dee"), ("Cid",), {}, "2025-01-01 20:00", 9, (), clock=UNSYNCHRONISED)
+    append(state / HISTORY_FILE, older)  # a night at a friend's long ago, no phone then: its offset unknown
+    kept_line = (state / HISTORY_FILE).read_bytes()
+    world = SimulatedBox(state_dir=state, decks_dir=script.parent / "decks", seed=1)
+    fake = Fake()
+    clock = world.box.settings.clock  # the box's own clock, which its history reads too: made a fake one
+    clock.synchronised, clock.system, clock.monotonic = fake.synchronised, lambda: fake.wall, lambda: fake.mono
+    clock._checked = None
+    stale = time.strftime("%Y-%m-%d %H:%M", time.localtime(STALE))
+    phone_said = time.strftime("%Y-%m-%d %H:%M", time.localtime(PHONE_MS / 1000))
+    try:
+        runner = ScriptRunner(world, "friend")
+        commands = parse_script(script.read_text(), script.stem)
+        runner.run(commands[: next(i for i, c in enumerate(commands) if c.verb == "expect" and "winners" in c.words) + 1])
+        runner.run(parse_script("hold back 1.2\npress down\npress ok\npress ok", runner.path))  # closed: finished
+        assert world.box.session is None and world.bus.flush()
+        *_, line = read(state / HISTORY_FILE)
+        number = line.number
+        assert (line.ended, line.clock) == (stale, UNSYNCHRONISED)
+        assert world.journal.get(f"{STARTED}{number}") == world.journal.get(f"{ENDED}{number}") == stale
+        view = JournalView(state / "journal.db", (script.parent / "decks",), played=state / HISTORY_FILE)
+        (seen,) = [game for game in view.history()[0] if game.id == number]
+        assert seen.ended == stale  # the page keeps this summary from now on
+
+        answers: list[str] = []
+        world.loop.enqueue(ControlCommand("phone-time", {"ms": PHONE_MS}, reply=answers.append))
+        world.advance(0.05)
+        assert answers == [""] and world.bus.flush()
+        assert world.journal.get(f"{STARTED}{number}") == world.journal.get(f"{ENDED}{number}") == phone_said
+        first, *_, line = read(state / HISTORY_FILE)
+        assert (line.number, line.ended, line.clock) == (number, phone_said, PHONE)
+        assert first == older and (state / HISTORY_FILE).read_bytes().startswith(kept_line)
+        (seen,) = [game for game in view.history()[0] if game.id == number]
+        assert (seen.started, seen.ended) == (phone_said, phone_said)
+        play = bgstats_play(seen, "Dead Set", "gravebox")
+        assert play["playDate"] == f"{phone_said}:00" and play["durationMin"] == 0
+    finally:
+        world.close()

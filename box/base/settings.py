@@ -28,6 +28,7 @@ class Settings:
     clock: WallClock = field(default_factory=WallClock)  # the date games and the history are given, and its source
     config_file: Path | None = None  # the owner's settings file, which a backup takes (box/storage/backup.py)
     page: str = ""  # the phone page's address (box.parts.phone.page_address); "": this machine's name, port 8080
+    own_wifi: bool = False  # the box's own Wi-Fi is on (the settings' [hotspot] enabled) until the box menu says
 
     def player_names(self, count: int) -> list[str]:
         """`count` names: the roster's (else the config file's) in order, then P3, P4... for the seats left.

@@ -5,6 +5,7 @@ gravebox run [--fake]    start the box on its hardware (or, told to, on fakes)
 gravebox sim [--script FILE] ...   the simulator: a terminal, or a script on virtual time
 gravebox web [--listen HOST:PORT]  the phone page beside the box
 gravebox mqtt [--mqtt HOST:PORT]   the box's events to an MQTT broker, beside the box
+gravebox hotspot         the box's own Wi-Fi when it knows none, beside the box
 gravebox print GAME|board -o FILE.pdf  cards or the board to print and play
 gravebox backup -o FILE  the whole box in one file; gravebox restore FILE puts it back
 """
@@ -39,6 +40,7 @@ SUMMARIES = {
     "enroll": "teach the box which tag is which card",
     "web": "serve the phone page (scores, history, cards)",
     "mqtt": "publish the box's events to an MQTT broker (docs/mqtt.md)",
+    "hotspot": "the box's own Wi-Fi when it has no network (docs/install.md)",
     "print": "print a game's cards or the board as PDF, to play without buying a deck",
     "backup": "write the whole box (games, roster, tags, history, settings, decks) to one file",
     "restore": "put a backup back (the box stopped): what it replaces is kept",
@@ -84,6 +86,8 @@ def add_options(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("--mqtt", metavar="HOST:PORT", help="this broker, over the settings' [mqtt] host and port")
         parser.add_argument("--socket", type=Path, help="the box's control socket (default: the service's)")
         parser.add_argument("--acks", action="store_true", help=argparse.SUPPRESS)  # for a box on virtual time
+    elif command == "hotspot":
+        parser.add_argument("--socket", type=Path, help="the box's control socket (default: the service's)")
     elif command == "selftest":  # these three's options come with their modules: imported only when used
         from box.cli.selftest import add_arguments
 
@@ -149,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
             return backup.backup(args) if args.command == "backup" else backup.restore(args)
         if args.command == "mqtt":
             return publish_mqtt(args)
+        if args.command == "hotspot":
+            from box.cli.hotspot import main as hotspot
+
+            return hotspot(args)
         return run(args)
     except FileProblem as problem:
         print(f"gravebox: {problem}", file=sys.stderr)
@@ -168,7 +176,8 @@ def settings_from(args: argparse.Namespace) -> tuple[Config, Settings]:
     decks = check_decks_folder(args.decks, field="--decks") if args.decks else config.decks
     page = page_address(config.web_listen, config.web_hosts)  # shown by the box menu's *Phone page*
     file = args.config or DEFAULT_CONFIG  # a backup to a stick takes it
-    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page, config_file=file)
+    return config, Settings(names=config.names, decks_dir=decks, contrast=config.contrast, page=page, config_file=file,
+                            own_wifi=config.hotspot_enabled)
 
 
 def mqtt_from(args: argparse.Namespace, config: Config) -> MqttConfig | None:

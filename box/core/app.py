@@ -28,7 +28,7 @@ from box.screens.tools import DiceCup
 from box.storage.history import HISTORY_FILE, History, journaled_seats
 from box.storage.journal import Journal, JournalCorrupted, JournalDamaged, make_state_directory
 from box.storage.pinmap import PinMap
-from box.storage.roster import ROSTER_FILE, load_or_recover
+from box.storage.roster import ROSTER_FILE, RosterSetAside, load_or_recover
 from box.storage.tags import TAGS_FILE, TagMap, TagsSetAside
 
 if TYPE_CHECKING:
@@ -49,10 +49,14 @@ class App:
     inbox: queue.SimpleQueue[Any]
     parts: Parts
     journal: Journal
-    box: Box
     loop: BoxLoop
     transfers: Transfers
     owns_bus: bool = True  # False: the caller's bus, which outlives this box (the simulator's power cuts)
+
+    @property
+    def box(self) -> Box:
+        """The Box the loop runs (made anew when a phone restores a backup)."""
+        return self.loop.box
 
     def close(self) -> None:
         self.loop.close()
@@ -130,7 +134,12 @@ def assemble(
             seats, wall = journaled_seats(state_dir / JOURNAL_FILE), settings.clock
             bus.subscribe("history", History(state_dir / HISTORY_FILE, wall.stamp, seats, wall.source))
 
-        def make_box(journal: Journal, damaged: JournalDamaged | None) -> Box:
+        def make_box(
+            journal: Journal,
+            damaged: JournalDamaged | None,
+            tags_aside: TagsSetAside | None = tags_aside,
+            roster_aside: RosterSetAside | None = roster_aside,
+        ) -> Box:
             return Box(
                 journal,
                 tags,
@@ -156,9 +165,24 @@ def assemble(
             journal.close()
         raise
     loop = BoxLoop(box, parts, clock, inbox)
+    if root is None and state_dir is not None:
+
+        def remake(now: float) -> Box:
+            """The Box made anew on the state a phone's backup put back (its journal already reopened):
+            the tags read again into the same map, the roster, then the restored game resumed."""
+            fresh, tags_aside = load_tags(state_dir, made_up)
+            tags.cards.clear()  # the same map object: the stick's worker holds it too
+            tags.cards.update(fresh.cards)
+            settings.roster, roster_aside = load_or_recover(state_dir / ROSTER_FILE)
+            assert journal is not None
+            box = make_box(journal, None, tags_aside, roster_aside)
+            box.say("Backup restored", now, seconds=10.0)
+            return box
+
+        loop.remake = remake
     if mqtt is not None and root is None:
         loop.mqtt_status = lambda: mqtt_line(loop)
-    return App(inbox, parts, journal, box, loop, transfers, owns_bus=owns_bus)
+    return App(inbox, parts, journal, loop, transfers, owns_bus=owns_bus)
 
 
 MQTT_SILENT = "MQTT: the MQTT process has not reported (is gravebox-mqtt running?)"

@@ -77,6 +77,7 @@ class BoxLoop:
         self.mqtt_said: str | None = None  # the MQTT line the last dump carried
         self.dumps = 0  # state dumps made for the socket's followers
         self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
+        self.remake: Callable[[float], Box] | None = None  # the Box made anew on a restored state (box/core/app.py)
 
     def attach_control(self, control: ControlServer) -> None:
         """Publish the state to `control`'s subscribers after each change (its commands come by the inbox),
@@ -204,6 +205,8 @@ class BoxLoop:
         if isinstance(event, CardPlaced):
             self.last_tags[event.reader] = (event.uid.hex(), event.card or self.box.tags.lookup(event.uid))
         refused = self.box.take(event, now)
+        if self.box.phone.restored is not None and self.remake is not None:  # a phone restored a backup
+            self.box, self.last_view = self.remake(now), None  # which resumes the restored game
         if isinstance(event, ControlCommand) and event.reply is not None:  # the page waits for what became of it
             event.reply(refused)
 

@@ -39,6 +39,7 @@ from box.errors import FileProblem
 from box.events import (
     Event,
     EventBus,
+    GameOver,
     StorageBack,
     StorageFailed,
     Undone,
@@ -59,6 +60,7 @@ from box.parts.game_events import game_events, standing
 from box.parts.identify import CardIdentifier
 from box.parts.lobby import GameStartError, Lobby, journal_sat, main_menu
 from box.parts.notices import NOTICE_SECONDS, Notices, fault_view, panel_reason
+from box.parts.ownwifi import OwnWifi
 from box.parts.phone import Phone
 from box.parts.readers import ReaderWatch
 from box.parts.seating import Seating
@@ -136,6 +138,8 @@ class Box:
         self.lobby = Lobby(journal, settings, tags, self, menu, self.seating, self.timer, tools, decks)
         self.cards = CardIdentifier(tags, self.lobby.deck, self.seating.player_joins, self, self.notices.flash)
         self.phone = Phone(self, self.lobby, tags, settings, journal, self.sound, self.undo)
+        self.own_wifi = OwnWifi(journal, self, settings.own_wifi)
+        self.phone.own_wifi = self.own_wifi.screen
         self.doors: dict[type, Callable[[Any, float], None]] = {  # the one door: each input's way in
             Pressed: self.press,
             CardPlaced: self.tap,
@@ -143,7 +147,7 @@ class Box:
             ReaderStatus: self.readers.status,
             TagsMoved: self.stick.moved,
             TagsProgress: self.stick.progress,
-            ControlCommand: self.phone.carry_out,
+            ControlCommand: self.command,
             JournalFound: self.found_damage,
         }
         self.set_aside = [str(aside) for aside in (damaged, tags_aside, roster_aside) if aside is not None]
@@ -234,6 +238,13 @@ class Box:
         if flash is not None:  # after the reason, which would put a flashed screen away
             self.notices.flash(flash, now + FAULT_SECONDS)
         return reason
+
+    def command(self, command: ControlCommand, now: float) -> None:
+        """A command of the control socket: `gravebox hotspot`'s word on the box's own Wi-Fi, else the page's."""
+        if command.name in ("hotspot-up", "hotspot-down"):
+            self.own_wifi.heard(command.name, command.args)
+        else:
+            self.phone.carry_out(command, now)
 
     def found_damage(self, found: JournalFound, now: float) -> None:
         """The whole-file check after READY found the journal damaged (box/core/fullcheck.py)."""
@@ -349,6 +360,8 @@ class Box:
         elif isinstance(step.timer, Countdown):
             self.timer.open().start_countdown(step.timer.seconds, now)
         for event in events:
+            if isinstance(event, GameOver):
+                self.lobby.note_end(event.number)
             self.publish(event)
 
     def sat(self) -> Sat:
@@ -380,8 +393,8 @@ class Box:
         if self.session is not None:
             entries += ("Abandon game",)
             actions += (self.lobby.ask_abandon,)
-        entries += ("Pair a phone", "Phone page", f"Sound: {self.sound.label()}")
-        actions += (self.phone.ask_pairing, self.phone.show_page, self.sound.open)
+        entries += ("Pair a phone", "Phone page", f"Sound: {self.sound.label()}", f"Own Wi-Fi: {self.own_wifi.label()}")
+        actions += (self.phone.ask_pairing, self.phone.show_page, self.sound.open, self.own_wifi.toggle)
         self.push(Picker("box-menu", "Box", (*entries, "Back"), (*actions, None)))
 
     # ----- time and output --------------------------------------------------------------
@@ -451,4 +464,5 @@ class Box:
         data["display"] = self.care.state()
         data["sound"] = self.sound.dump()
         data["clock"] = self.settings.clock.source()
+        data["own_wifi"] = self.own_wifi.dump()
         return data

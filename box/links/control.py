@@ -82,6 +82,9 @@ COMMANDS: dict[str, dict[str, type]] = {
     "merge": {"player": str, "into": str},  # the roster's player of id `player` becomes one with `into`'s
     "tags-changed": {},  # tags.csv was replaced (a restored backup): read it again
     "decks-changed": {},  # a deck file was replaced: load it again at the next game
+    "restore": {"file": str},  # a backup the page uploaded into the state folder (its name): the box restores it
+    "hotspot-up": {"ssid": str, "password": str, "page": str},  # `gravebox hotspot`: the box's own Wi-Fi is up
+    "hotspot-down": {},
     # a paired phone's hands on the box, each carried out as if pressed there:
     "start": {"game": str, "names": list, "options": dict},  # start a game with these seats and options
     "undo": {"label": str},  # undo the last action, which the phone showed as `label` (refused if it changed)
@@ -93,7 +96,6 @@ COMMANDS: dict[str, dict[str, type]] = {
 WIDE = {"ms": 10**15}  # a whole number field this large (a phone's clock in ms); every other is 0 to 86400
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
-SERVER_SIDE = ("state", "subscribe", "mqtt-status")
 
 
 class EncodedEvents(list[EncodedEvent]):
@@ -221,8 +223,7 @@ class Verdict:
     """What became of one command: the loop gives it ("" taken, else the reason it was refused)."""
 
     def __init__(self) -> None:
-        self.given = threading.Event()
-        self.refused = ""
+        self.given, self.refused = threading.Event(), ""
 
     def give(self, refused: str) -> None:
         self.refused = refused
@@ -276,8 +277,7 @@ class ControlServer:
             self.changed.notify_all()
 
     def subscribed(self) -> bool:
-        """Whether anyone is connected (the loop need not build dumps for no one)."""
-        return bool(self.clients)
+        return bool(self.clients)  # whether anyone is connected (the loop need not build dumps for no one)
 
     # ----- threads --------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 from box.base.session import GameSession
 from box.base.wallclock import PHONE, STAMP, UNSYNCHRONISED, stamp_time
 from box.decks.codec import Deck
-from box.events import GameLeft, GameStarted
+from box.events import GameLeft, GameStarted, Redated
 from box.games import GAMES, TITLES, load_deck, rules_for
 from box.games.base import Option, Setup
 from box.games.kit import read_options
@@ -37,7 +37,7 @@ from box.screens.menu import Choice, Confirm, Menu, MenuScreen, Picker, Tool
 from box.screens.protocol import Host
 from box.storage.journal import Journal, JournalCorrupted, StorageError
 from box.storage.player_ids import SEATS, Sat, seated_ids
-from box.storage.roster import DATED, STARTED, UPLOADED_DECKS
+from box.storage.roster import DATED, ENDED, STARTED, UPLOADED_DECKS
 
 if TYPE_CHECKING:
     from box.base.settings import Settings
@@ -109,23 +109,39 @@ class Lobby:
         self.session: GameSession | None = None
         self.power_off_requested = False  # the loop ends and the box powers off
         self.undated: list[int] = []  # games started since this start by the unsynchronised clock: `redate`
+        self.undated_ends: list[int] = []  # games that ended since this start by the unsynchronised clock
 
-    def redate(self) -> int:
-        """A phone gave the box its time: the games started since this start by the unsynchronised
-        clock are dated again by it (their offset is the phone's: the clock ran on since), in one
-        write; how many. History, Stats and the exports read these dates."""
-        offset, undated = self.settings.clock.offset, self.undated
-        if offset is None or not undated:
-            return 0
+    def redate(self) -> None:
+        """A phone gave the box its time: the games started or ended since this start by the
+        unsynchronised clock are dated again by it (their offset is the phone's: the clock ran on
+        since), in one write, and `Redated` says which (the history's lines follow). History, Stats
+        and the exports read these dates."""
+        offset = self.settings.clock.offset
+        if offset is None or not (self.undated or self.undated_ends):
+            return
         with self.journal.batch():  # StorageError: none is changed, and they are tried again next time
-            for game in undated:
-                written = stamp_time(self.journal.get(f"{STARTED}{game}", None, kind=str) or "")
-                if written is None:
-                    continue
-                self.journal.put(f"{STARTED}{game}", time.strftime(STAMP, time.localtime(written + offset)))
-                self.journal.put(f"{DATED}{game}", PHONE)
-        self.undated = []
-        return len(undated)
+            for key, games in ((STARTED, self.undated), (ENDED, self.undated_ends)):
+                for game in games:
+                    written = stamp_time(self.journal.get(f"{key}{game}", None, kind=str) or "")
+                    if written is None:
+                        continue
+                    self.journal.put(f"{key}{game}", time.strftime(STAMP, time.localtime(written + offset)))
+                    if key == STARTED:
+                        self.journal.put(f"{DATED}{game}", PHONE)
+        numbers = tuple(sorted({*self.undated, *self.undated_ends}))
+        self.undated, self.undated_ends = [], []
+        self.table.publish(Redated(numbers, offset))
+
+    def note_end(self, game: int) -> None:
+        """A game reached its end: when, by the box's clock (`ended.<id>`, beside its start; the page
+        reads it). A storage that refuses it loses only this date (logged): the game is journaled."""
+        try:
+            self.journal.put(f"{ENDED}{game}", self.settings.clock.stamp())
+        except StorageError as problem:
+            log.error("game %d's end not dated: %s", game, problem)
+            return
+        if self.settings.clock.source() == UNSYNCHRONISED:
+            self.undated_ends.append(game)
 
     # ----- decks -------------------------------------------------------------------------------
 

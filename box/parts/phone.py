@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from box.base.settings import Settings
     from box.parts.lobby import Lobby
     from box.parts.sound import SoundSettings
+    from box.storage.backup import Restored
     from box.storage.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,7 @@ class PhonePage(BaseScreen):
 
         from box.screens.render import render_beside
 
-        code = segno.make_qr(self.address, error="l", boost_error=True)  # the smallest version, then the best level
+        code = segno.make_qr(self.qr_text(), error="l", boost_error=True)  # the smallest version, then the best level
         modules = len(code.matrix)  # a side, without the quiet zone
         scale = 2 if modules + 2 <= QR_SIDE // 2 else 1
         border = min(4, (QR_SIDE // scale - modules) // 2)  # as wide a quiet zone as fits, 4 at most
@@ -133,8 +134,19 @@ class PhonePage(BaseScreen):
                 if dark:
                     picture.putpixel((border + x, border + y), 0)
         picture = picture.resize((picture.width * scale, picture.height * scale), Image.Resampling.NEAREST)
-        rows = ["Phone page", "", *address_rows(self.address, ADDRESS_CHARS)][:5]
-        return render_beside(picture, [*rows, *[""] * (6 - len(rows)), "BACK:close"])
+        rows = self.beside()[:5]
+        return render_beside(picture, [*rows, *[""] * (6 - len(rows)), self.footer()])
+
+    def qr_text(self) -> str:
+        """What the QR code holds: the page's address."""
+        return self.address
+
+    def beside(self) -> list[str]:
+        """The rows beside the code (at most five)."""
+        return ["Phone page", "", *address_rows(self.address, ADDRESS_CHARS)]
+
+    def footer(self) -> str:
+        return "BACK:close"
 
     def dump(self) -> dict[str, Any]:
         return {"phone_page": self.address}
@@ -237,6 +249,8 @@ class Phone:
         self.host, self.lobby, self.tags, self.settings, self.journal = host, lobby, tags, settings, journal
         self.sound, self.undo = sound, undo
         self.screens: list[PairingAsked | PairingCode | EnrolOne] = []  # the screens the phone opened
+        self.restored: Restored | None = None  # a backup was restored: the loop makes the Box anew on it
+        self.own_wifi: Callable[[], PhonePage | None] = lambda: None  # the box's own Wi-Fi's screen while it is up
 
     def carry_out(self, command: ControlCommand, now: float) -> None:
         """Do what the page asked, journaled first; Refused (or StorageError) says why it was not done."""
@@ -263,6 +277,8 @@ class Phone:
             self.reload_tags(now)
         elif name == "decks-changed":
             self.lobby.forget_decks()
+        elif name == "restore":
+            self.restore(args["file"])
         elif name == "phone-time":
             try:
                 taken = self.settings.clock.set_from_phone(args["ms"])
@@ -302,6 +318,27 @@ class Phone:
             self.sound.set(args["volume"], args["muted"], now)
         elif name == "end-session":
             self.end_session(args["game"], now)
+
+    def restore(self, name: str) -> None:
+        """A backup a paired phone uploaded and confirmed (box/storage/backup_upload.py): the journal
+        closed, the state restored, the journal opened again; the loop then makes the Box anew on it,
+        which resumes the restored game. Refused (one line) changes nothing: the game plays on."""
+        from box.storage.backup import JournalInUse  # loaded when a phone restores, never at the box's start
+        from box.storage.backup_upload import restore_upload
+
+        state_dir = self.settings.state_dir
+        if state_dir is None or self.journal.path == ":memory:":  # a tool runs (selftest, enrol): no games here
+            raise Refused("Not restored: the box is not running its games")
+        self.journal.close()
+        try:
+            self.restored = restore_upload(state_dir, name)
+        except JournalInUse:
+            raise Refused("Not restored: the journal is in use, try again") from None
+        except FileProblem as problem:
+            raise Refused(f"Not restored: {problem.message}") from None
+        finally:
+            self.journal.reopen()
+        log.info("restored the backup of %s from a phone", self.restored.manifest.made)
 
     def end_session(self, game: str, now: float) -> None:
         """A paired phone's *End the session*: the presses the game declares for it (`Phone.ends_with`),
@@ -345,7 +382,7 @@ class Phone:
 
     def show_page(self, now: float) -> None:
         """The box menu's *Phone page*: where the page is, as a QR code and as text."""
-        self.host.push(PhonePage(self.settings.page or page_address()))
+        self.host.push(self.own_wifi() or PhonePage(self.settings.page or page_address()))
 
     def ask_pairing(self, now: float) -> None:
         """The box menu's *Pair a phone*: the page may give a code to a phone that is not paired yet."""

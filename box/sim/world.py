@@ -74,7 +74,6 @@ class SimulatedBox:
     polling_until: dict[str, float] = field(default_factory=dict)
     next_poll: float = 0.0
     decks: dict[str, Deck] = field(init=False)
-    box: Box = field(init=False)
     parts: Parts = field(init=False)
     loop: BoxLoop = field(init=False)
     journal: Journal = field(init=False)
@@ -91,6 +90,11 @@ class SimulatedBox:
 
     def clock(self) -> float:
         return self.now
+
+    @property
+    def box(self) -> Box:
+        """The Box the loop runs (made anew when a phone restores a backup)."""
+        return self.loop.box
 
     def boot(self, dice: DiceCup | None = None) -> None:
         if dice is None:
@@ -109,7 +113,7 @@ class SimulatedBox:
             bus=self.bus,
             mqtt=self.mqtt,
         )
-        self.box, self.parts, self.loop, self.journal = app.box, app.parts, app.loop, app.journal
+        self.parts, self.loop, self.journal = app.parts, app.loop, app.journal
         self.loop.publish_gap = 0.0  # the clock stands between a script's steps: each pass's state goes out
         self.transfers = app.transfers
         if self.control is not None:

@@ -21,6 +21,10 @@ password_file = "/etc/gravebox/mqtt-password" # readable by the service only (no
 base_topic = "gravebox/HOSTNAME"              # the default: gravebox/ and this machine's name
 discovery = true                # Home Assistant's MQTT discovery
 discovery_prefix = "homeassistant"
+
+[hotspot]                       # the box's own Wi-Fi when it knows none (`gravebox hotspot`, docs/install.md)
+enabled = false                 # true: on (the box menu's Own Wi-Fi line turns it on and off too)
+after = 120                     # seconds without any network (from the start) before it starts
 ```
 """
 
@@ -42,6 +46,7 @@ DEFAULT_CONFIG = Path("/etc/gravebox/config.toml")
 KEYS = {"names", "decks", "pinmap", "contrast", "hardware"}
 HARDWARE = ("pi", "simulated")
 WEB_KEYS = {"listen", "open", "hosts"}
+HOTSPOT_KEYS = {"enabled", "after"}
 MQTT_KEYS = {"host", "port", "ca_file", "username", "password_file", "base_topic", "discovery", "discovery_prefix"}
 MAX_CONFIG_BYTES = 64 * 1024
 """A settings file is a few lines: a file far larger is not one."""
@@ -110,6 +115,8 @@ class Config:
     contrast: int = DEFAULT_CONTRAST
     mqtt: MqttConfig | None = None  # None: MQTT off
     hardware: str = "pi"  # "simulated": the installed service on fakes, said so, never a silent fallback
+    hotspot_enabled: bool = False  # the box's own Wi-Fi is on (the box menu may turn it on or off)
+    hotspot_after: int = 120  # seconds without a network before it starts
 
 
 def load_config(path: Path | None, secrets: bool = False) -> Config:
@@ -127,10 +134,21 @@ def load_config(path: Path | None, secrets: bool = False) -> Config:
         line = next((n for n, t in enumerate(text.splitlines(), 1) if written.match(t)), None)
         return ConfigError(path, message, line=line, field=f"{section}.{key[:40]}")
 
-    unknown = set(data) - {"box", "web", "mqtt"}
+    unknown = set(data) - {"box", "web", "mqtt", "hotspot"}
     if unknown:
         shown = ", ".join(sorted(name[:40] for name in unknown))
-        raise ConfigError(path, f"unknown section(s) {shown}; only [box], [web] and [mqtt]")
+        raise ConfigError(path, f"unknown section(s) {shown}; only [box], [web], [mqtt] and [hotspot]")
+    hotspot = data.get("hotspot", {})
+    if not isinstance(hotspot, dict):
+        raise ConfigError(path, "hotspot must be a section: [hotspot]", line=fail("hotspot", "").line, field="hotspot")
+    for key in hotspot:
+        if key not in HOTSPOT_KEYS:
+            raise fail(key, f"unknown setting; settings are {', '.join(sorted(HOTSPOT_KEYS))}", "hotspot")
+    if not isinstance(hotspot.get("enabled", False), bool):
+        raise fail("enabled", "must be true or false", "hotspot")
+    after = hotspot.get("after", 120)
+    if isinstance(after, bool) or not isinstance(after, int) or not 10 <= after <= 86_400:
+        raise fail("after", "must be a whole number of seconds, 10..86400", "hotspot")
     mqtt = mqtt_settings(data["mqtt"], path, fail, secrets) if "mqtt" in data else None
     web = data.get("web", {})
     if not isinstance(web, dict):
@@ -183,6 +201,8 @@ def load_config(path: Path | None, secrets: bool = False) -> Config:
         contrast=contrast,
         mqtt=mqtt,
         hardware=hardware,
+        hotspot_enabled=hotspot.get("enabled", False),
+        hotspot_after=after,
     )
 
 

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from box.errors import FileProblem
-from box.events import Event, GameOver
-from box.files.bounded import read_bounded
+from box.events import Event, GameOver, Redated
+from box.files.bounded import read_bounded, write_atomically
 from box.games import rules_for
 
 log = logging.getLogger(__name__)
@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 HISTORY_FILE = "history.jsonl"
 MAX_LINE = 16 * 1024  # one game's summary is a few hundred bytes
 MAX_READ = 4 * 1024 * 1024  # the newest ~10,000 games: what the page reads at most
+MAX_FILE = 32 * 1024 * 1024  # ~80,000 games: the most a correction of dates reads and writes again
+STAMP = "%Y-%m-%d %H:%M"  # how `ended` is written (box/base/wallclock.py's STAMP)
+UNSYNCHRONISED, PHONE = "unsynchronised", "phone"  # the clocks a line's `ended` came from (box/base/wallclock.py)
 
 
 class Played(NamedTuple):
@@ -80,6 +83,11 @@ class History:
         self.path, self.clock, self.seats, self.source = path, clock, seats, source
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, Redated):
+            try:
+                redate(self.path, set(event.numbers), event.offset)
+            except (OSError, FileProblem) as problem:  # the page still reads the journal's corrected dates
+                log.error("%s: dates not corrected: %s", self.path.name, problem)
         if isinstance(event, GameOver):
             declared = tuple(
                 {"key": figure.key, "label": figure.label, "adds": figure.adds} for figure in rules_for(event.game).figures
@@ -108,6 +116,28 @@ def journaled_seats(journal: Path) -> Seats:
         return found if isinstance(found, list) else None
 
     return seats
+
+
+def redate(path: Path, numbers: set[int], offset: float) -> int:
+    """The lines of the games `numbers` that ended by the box's unsynchronised clock get `ended`
+    `offset` seconds later and the clock `phone` (a paired phone gave the box its time); every other
+    line is kept byte for byte, and the file replaced atomically. How many lines changed."""
+    data = read_bounded(path, MAX_FILE, what="history", missing=b"")
+    lines, changed = data.split(b"\n"), 0
+    for index, line in enumerate(lines):
+        try:
+            found = json.loads(line) if line.startswith(b"{") else None
+            if not isinstance(found, dict) or found.get("number") not in numbers or found.get("clock") != UNSYNCHRONISED:
+                continue
+            at = time.mktime(time.strptime(str(found["ended"]), STAMP)) + offset
+        except (ValueError, KeyError, RecursionError):  # a line its reader skips anyway: left as it is
+            continue
+        found["ended"], found["clock"] = time.strftime(STAMP, time.localtime(at)), PHONE
+        lines[index] = json.dumps(found, separators=(",", ":"), ensure_ascii=False).encode()
+        changed += 1
+    if changed:
+        write_atomically(path, b"\n".join(lines))
+    return changed
 
 
 def append(path: Path, played: Played) -> None:

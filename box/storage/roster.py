@@ -46,6 +46,7 @@ PLAYER = "player"  # the tag map's "game" of a player token; its "card" is a ros
 UPLOADED_DECKS = "decks"  # decks uploaded from the phone: <state dir>/decks/<game>.csv
 STARTED = "started."  # the journal's box value "started.<game id>": when that game began (local time)
 DATED = "dated."  # "dated.<game id>": the clock "started.<game id>" came from (box/base/wallclock.py: network, phone, unsynchronised)
+ENDED = "ended."  # "ended.<game id>": when that game reached its end (local time; corrected with "started." by a phone's time)
 MAX_NAMES = 24
 MAX_FORMER = 16  # names (and merged ids) a player keeps: the oldest go first
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # "P3": a seat nobody named, nobody's

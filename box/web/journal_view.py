@@ -49,7 +49,7 @@ from box.storage.history import read as read_played
 from box.storage.journal import GameRecord
 from box.storage.journal.schema import CACHE_KIB
 from box.storage.player_ids import Sat, seated_ids
-from box.storage.roster import STARTED
+from box.storage.roster import ENDED, STARTED
 from box.web.in_play import ACTIONS_AFTER, InPlay, decoded, rebuild
 from box.web.people import seats_of
 from box.web.summaries import (
@@ -173,6 +173,12 @@ class JournalView:
         self.share = Shared()  # what the kept summaries have in common, held once
         if cache is not None:
             self.summaries = read_kept(cache, self.share)
+
+    def forget(self) -> None:
+        """Another journal took this one's place (a restored backup): nothing kept of the old one's games."""
+        with self.lock:
+            self.summaries.clear()
+            self.in_play.clear()
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection | None]:
@@ -402,14 +408,14 @@ class JournalView:
                 summary = kept[row.id]
                 if summary is None:
                     continue  # not counted yet
-                dated = with_date(summary, snap.started.get(row.id))
+                dated = with_date(summary, snap.started.get(row.id), snap.values.get(f"{ENDED}{row.id}"))
                 if dated is not summary:
                     with self.lock:  # kept with its date: the next view needs no copy
                         self.summaries[row.id] = (row.key, dated)
             else:
                 known = playing.get(row.id)
                 if known is not None:
-                    dated = with_date(known.summary, snap.started.get(row.id))
+                    dated = with_date(known.summary, snap.started.get(row.id), snap.values.get(f"{ENDED}{row.id}"))
                 elif (record := row.record()) is not None:
                     dated = self.unreadable(record, ValueError("its state cannot be rebuilt"))
                 else:

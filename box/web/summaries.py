@@ -228,7 +228,11 @@ def from_played(record: GameRecord, played: Played) -> GameSummary:
     )
 
 
-def with_date(summary: GameSummary, started: str | None) -> GameSummary:
-    if started is None or summary.started == started:
+def with_date(summary: GameSummary, started: str | None, ended: object = None) -> GameSummary:
+    """The summary with the journal's dates of the game (`started.<id>`, `ended.<id>`: corrected there
+    when a phone gives an unsynchronised box its time), where they differ."""
+    started = started if started is not None else summary.started
+    ended = ended if isinstance(ended, str) else summary.ended
+    if (started, ended) == (summary.started, summary.ended):
         return summary
-    return replace(summary, started=started)
+    return replace(summary, started=started, ended=ended)

@@ -177,6 +177,27 @@ class Journal:
             sync_new(folder)  # a new journal: its name is on the storage too
         return journal, damaged
 
+    def reopen(self) -> None:
+        """Open the file at this journal's path again (a restore put another there), judged first as
+        at a start: damage is `JournalCorrupted` (the Box sets the file aside), a refusing storage
+        `StorageError`."""
+        path = Path(self.path)
+        self._close_quietly()
+        verdict = None
+        try:
+            clear_odd_companions(path)
+            verdict = judge(path)
+        except Bad as bad:
+            self._open()
+            raise JournalCorrupted("Journal damaged", str(bad)) from None
+        except OSError as error:
+            self._open()
+            raise StorageError.of(error) from None
+        self._open()
+        if verdict is not None:
+            self.maintenance = verdict.maintenance
+            self.checkpoints.stale = not verdict.checkpoints_sound
+
     def start_over(self, found: str) -> JournalDamaged:
         """Damage met in the journal in use (by a read, a write, or the full check after READY):
         the file is checked fully (the reason logged is `integrity_check`'s where it has one), set
