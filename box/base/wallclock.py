@@ -20,15 +20,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-NETWORK, PHONE, UNSYNCHRONISED = "network", "phone", "unsynchronised"
+from box.storage.stamps import NETWORK, PHONE, STAMP, UNSYNCHRONISED
+
 SOURCES = (NETWORK, PHONE, UNSYNCHRONISED)
 SYNC_FLAG = Path("/run/systemd/timesync/synchronized")
 """systemd-timesyncd touches it once the clock is synchronised (and it is gone after a reboot)."""
 TIME_ERROR = 5  # adjtimex's answer for a clock that is not synchronised
 EARLIEST, LATEST = 1_700_000_000_000, 4_102_444_800_000  # a phone's time in ms: November 2023 .. 2100
 RECHECK = 60.0  # seconds between two looks at whether the system clock is synchronised
-STAMP = "%Y-%m-%d %H:%M:%S"  # how the journal and the history write a date (local time, to the second)
-MINUTES = "%Y-%m-%d %H:%M"  # how they wrote it before: to the minute (older journals and history lines)
 SAID = {
     NETWORK: "from the network (synchronised)",
     PHONE: "from a paired phone: the box's own clock is not synchronised",
@@ -97,17 +96,3 @@ class WallClock:
         self.offset = epoch_ms / 1000 - self.system()
         return True
 
-
-def stamp_time(written: str) -> float | None:
-    """Seconds since the epoch of a date as the journal wrote it, to the second or (older) to the
-    minute; None for anything else.
-
-    >>> stamp_time("2026-12-03 21:00:07") - stamp_time("2026-12-03 21:00"), stamp_time("soon")
-    (7.0, None)
-    """
-    for form in (STAMP, MINUTES):
-        try:
-            return time.mktime(time.strptime(written, form))
-        except ValueError:
-            continue
-    return None

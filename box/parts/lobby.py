@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from box.base.session import GameSession
-from box.base.wallclock import PHONE, STAMP, UNSYNCHRONISED, stamp_time
 from box.decks.codec import Deck
 from box.events import GameLeft, GameStarted, Redated
 from box.games import GAMES, TITLES, load_deck, rules_for
@@ -38,6 +37,7 @@ from box.screens.protocol import Host
 from box.storage.journal import Journal, JournalCorrupted, StorageError
 from box.storage.player_ids import SEATS, Sat, seated_ids
 from box.storage.roster import DATED, ENDED, STARTED, UPLOADED_DECKS
+from box.storage.stamps import PHONE, STAMP, UNSYNCHRONISED, stamp_time
 
 if TYPE_CHECKING:
     from box.base.settings import Settings

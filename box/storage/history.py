@@ -37,6 +37,7 @@ from box.errors import FileProblem
 from box.events import Event, GameOver, Redated
 from box.files.bounded import read_bounded, write_atomically
 from box.games import rules_for
+from box.storage.stamps import PHONE, STAMP, UNSYNCHRONISED, stamp_time
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,6 @@ HISTORY_FILE = "history.jsonl"
 MAX_LINE = 16 * 1024  # one game's summary is a few hundred bytes
 MAX_READ = 4 * 1024 * 1024  # the newest ~10,000 games: what the page reads at most
 MAX_FILE = 32 * 1024 * 1024  # ~80,000 games: the most a correction of dates reads and writes again
-STAMP = "%Y-%m-%d %H:%M"  # how `ended` is written (box/base/wallclock.py's STAMP)
-UNSYNCHRONISED, PHONE = "unsynchronised", "phone"  # the clocks a line's `ended` came from (box/base/wallclock.py)
 
 
 class Played(NamedTuple):
@@ -57,7 +56,7 @@ class Played(NamedTuple):
     players: tuple[str, ...]
     winners: tuple[str, ...]
     figures: dict[str, dict[str, int | float]]
-    ended: str  # local time, "YYYY-MM-DD HH:MM"
+    ended: str  # local time, "YYYY-MM-DD HH:MM:SS" (box/storage/stamps.py; to the minute in older lines)
     actions: int  # the actions in force when it ended: the page uses the line while the journal agrees
     declared: tuple[dict[str, str], ...]  # the game's figures: {"key", "label", "adds"} each
     ids: tuple[str | None, ...] = ()  # each seat's player id (box/storage/roster.py; None: a seat left as P3); () before ids
@@ -129,10 +128,12 @@ def redate(path: Path, numbers: set[int], offset: float) -> int:
             found = json.loads(line) if line.startswith(b"{") else None
             if not isinstance(found, dict) or found.get("number") not in numbers or found.get("clock") != UNSYNCHRONISED:
                 continue
-            at = time.mktime(time.strptime(str(found["ended"]), STAMP)) + offset
+            written = stamp_time(str(found["ended"]))
         except (ValueError, KeyError, RecursionError):  # a line its reader skips anyway: left as it is
             continue
-        found["ended"], found["clock"] = time.strftime(STAMP, time.localtime(at)), PHONE
+        if written is None:
+            continue
+        found["ended"], found["clock"] = time.strftime(STAMP, time.localtime(written + offset)), PHONE
         lines[index] = json.dumps(found, separators=(",", ":"), ensure_ascii=False).encode()
         changed += 1
     if changed:
