@@ -9,7 +9,7 @@
   dnsmasq answers any name with the box's address; the process's own nmcli adapter sees its Wi-Fi up
   and no other network.
 
-Runs once per `./run-tests` (GRAVEBOX_BOOTED=skip on the second Python's pass: the container runs
+Runs once per `./run-tests` (GRAVEBOX_SECOND_PASS on the second Python's pass: the container runs
 its own Python); about a minute with the root cached (~/.cache/gravebox/boot), a few more the first time.
 """
 
@@ -42,7 +42,7 @@ def python(code: str) -> str:
 
 @pytest.fixture(scope="module")
 def nm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
-    if os.environ.get("GRAVEBOX_BOOTED") == "skip":
+    if os.environ.get("GRAVEBOX_SECOND_PASS"):
         pytest.skip("the booted-container tests ran in the first pass of ./run-tests")
     try:
         image = derived_root(debian_root("trixie"), "nm", packages=PACKAGES)
