@@ -8,6 +8,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,30 @@ def test_pings_at_half_the_watchdog_and_stop_when_the_loop_stops(
         loop.run_pass(0.1)
     assert systemd.pending() == []
     assert threading.active_count() == threads_before  # no helper thread keeps a hung box alive
+
+
+def test_a_loop_that_sleeps_until_the_ping_is_due_pings_on_time_whatever_wakes_it(
+    systemd: FakeSystemd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The box's loop sleeps at most IDLE_WAKE and at most until the next ping is due (`due_in`).
+    Sleeping IDLE_WAKE alone, a command every 3.3 s (the own Wi-Fi's process tells the box now and
+    then) put the wakes out of step with the pings: a ping every 15 s under WatchdogSec=20 (found in
+    the booted container)."""
+    from box.core.loop import IDLE_WAKE
+
+    monkeypatch.setenv("WATCHDOG_USEC", "20000000")  # WatchdogSec=20 -> a ping every 10 s
+    loop, pings, command = FakeMainLoop(), [], 3.3  # the next command's time
+    for _ in range(200):
+        due = loop.pinger.due_in()
+        assert due is not None
+        sleep = min(IDLE_WAKE, due, command - loop.now)  # woken by the timeout or a command
+        loop.run_pass(sleep)
+        if loop.now >= command:
+            command += 3.3
+        if systemd.pending():
+            pings.append(loop.now)
+    gaps = [later - earlier for earlier, later in pairwise(pings)]
+    assert len(pings) > 10 and max(gaps) <= 10.0 + 1e-6, gaps
 
 
 def test_pinger_without_watchdog_sends_nothing(systemd: FakeSystemd, monkeypatch: pytest.MonkeyPatch) -> None:

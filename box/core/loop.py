@@ -308,8 +308,9 @@ class BoxLoop:
                 if until is not None:
                     deadline = until if deadline is None else min(deadline, until)
                 timeout = IDLE_WAKE if deadline is None else min(IDLE_WAKE, max(0.0, deadline - now))
-                if watchdog.interval is not None:
-                    timeout = min(timeout, watchdog.interval)
+                due = watchdog.due_in()
+                if due is not None:
+                    timeout = min(timeout, due)
                 try:
                     event = self.inbox.get(timeout=timeout)
                 except queue.Empty:

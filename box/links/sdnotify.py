@@ -100,6 +100,13 @@ class WatchdogPinger:
         self._clock = clock
         self._last: float | None = None
 
+    def due_in(self) -> float | None:
+        """Seconds until the next ping is due (0: now), None without a watchdog: how long the loop
+        may sleep, so that a ping is never one sleep late."""
+        if self.interval is None:
+            return None
+        return 0.0 if self._last is None else max(0.0, self._last + self.interval - self._clock())
+
     def tick(self) -> bool:
         """Ping if the interval has passed since the last ping; True if a ping was sent."""
         if self.interval is None:

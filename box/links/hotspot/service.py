@@ -55,11 +55,17 @@ class Hotspot:
         self.decider = Decider(after, clock())
         self.next_scan = 0.0
         self.said = ""  # the last problem logged, said once
+        self.looked = False  # NetworkManager asked once since this start (a Wi-Fi of ours left up?)
         self.on: WifiCredentials | None = None  # the box's own Wi-Fi while up
 
     def tick(self) -> None:
         now = self.clock()
-        wanted = self.box.wanted()
+        told = self.box.wanted()
+        wanted = self.enabled if told is None else told
+        if not wanted and self.on is None and self.looked:  # off, and nothing of ours is up: NetworkManager
+            self.box.tell(None, self.page)  # is not asked (a box without it, or without Wi-Fi, says nothing)
+            return
+        self.looked = True
         try:
             up = self.network.up()
             online = self.network.online()
@@ -67,7 +73,7 @@ class Hotspot:
             if up and now >= self.next_scan:
                 self.next_scan = now + SCAN_EVERY
                 in_range = self.network.known_in_range()
-            act = self.decider.decide(Seen(now, online, in_range, up, self.enabled if wanted is None else wanted))
+            act = self.decider.decide(Seen(now, online, in_range, up, wanted))
             if act == "start":
                 self.network.start(self.credentials())
                 log.info("the box's own Wi-Fi is up: no network for %.0f s", self.decider.after)
@@ -79,8 +85,8 @@ class Hotspot:
             self.on = self.credentials() if up else None
             self.said = ""
         except (NetworkError, FileProblem) as problem:
-            if str(problem) != self.said:
-                log.error("own Wi-Fi: %s", problem)
+            if str(problem) != self.said:  # an error only when the owner wants the Wi-Fi
+                (log.error if wanted else log.info)("own Wi-Fi: %s", problem)
                 self.said = str(problem)
             with contextlib.suppress(NetworkError):
                 if not self.network.up():
