@@ -238,6 +238,7 @@ class GameSession:
         self.checkpoint_every = checkpoint_every
         self.first = rules.new(Setup(self.players, dict(record.options)), deck)
         self.codec = StateCodec(self.first)
+        self.dumped: tuple[Any, dict[str, Any], dict[str, Any] | None] | None = None  # see `dump`
         self.state: Any = self.first
         self.count = 0
         self.base = Base(0, 0, self.first)
@@ -367,7 +368,23 @@ class GameSession:
         return True
 
     def dump(self) -> dict[str, Any]:
-        return self.rules.dump(self.state)
+        """The game's dump of the state in play (shared: never change it), made once a state: a
+        state is immutable, and an action's events, the socket's followers and the next action's
+        `before` all ask for the same one."""
+        return self._dumps()[1]
+
+    def public(self) -> dict[str, Any]:
+        """`dump` as the table may see it (`Rules.public`: the game's secrets out), once a state."""
+        state, dump, public = self._dumps()
+        if public is None:
+            public = self.rules.secrets.hide(dump)
+            self.dumped = (state, dump, public)
+        return public
+
+    def _dumps(self) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+        if self.dumped is None or self.dumped[0] is not self.state:
+            self.dumped = (self.state, self.rules.dump(self.state), None)
+        return self.dumped
 
     def _newest_checkpoint(self) -> Base:
         """The newest checkpoint of this game that this code can use, else the first state."""

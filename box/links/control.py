@@ -116,12 +116,48 @@ def state_line(state: dict[str, Any]) -> bytes:
     >>> json.loads(state_line({"events": events}))["state"]["events"][0]["seq"]
     1
     """
-    events = state.get("events")
-    if not isinstance(events, EncodedEvents):
-        return json.dumps({"state": state}, separators=(",", ":"), sort_keys=True).encode() + b"\n"
-    rest = json.dumps({k: v for k, v in state.items() if k != "events"}, separators=(",", ":"), sort_keys=True)
-    joined = rest[:-1] + ("," if rest != "{}" else "") + '"events":' + events.text + "}"
-    return ('{"state":' + joined + "}").encode() + b"\n"
+    return StateLines().line(state)
+
+
+def _encoded(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class StateLines:
+    """`state_line` for a stream of dumps: each top-level key's JSON is kept, and used again while the
+    key's value stays equal (of the same type), so a change re-encodes only the keys it changed
+    (a press: the action count, the undo label, the subscribers' figures), not the whole dump.
+
+    >>> lines = StateLines()
+    >>> lines.line({"a": {"x": [1, 2]}, "b": 1}) == lines.line({"b": 1, "a": {"x": [1, 2]}}) == state_line({"a": {"x": [1, 2]}, "b": 1})
+    True
+    >>> lines.line({"a": {"x": [1, 3]}, "b": True})
+    b'{"state":{"a":{"x":[1,3]},"b":true}}\\n'
+    """
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[Any, str]] = {}  # key -> (the value last encoded, '"key":' and its JSON)
+        self.order: tuple[list[str], list[str]] = ([], [])  # the keys as they came, and sorted
+
+    def line(self, state: dict[str, Any]) -> bytes:
+        """The dump's line, exactly as `json.dumps(..., sort_keys=True)` with the events last would make it."""
+        events = state.get("events")
+        joined = isinstance(events, EncodedEvents)
+        keys = [key for key in state if not (joined and key == "events")]
+        if keys != self.order[0]:
+            self.order = (keys, sorted(keys))
+        kept, fresh = self.kept, {}
+        for key in keys:
+            value, old = state[key], kept.get(key)
+            if old is not None and (old[0] is value or (type(old[0]) is type(value) and old[0] == value)):
+                fresh[key] = old
+            else:
+                fresh[key] = (value, f"{_encoded(key)}:{_encoded(value)}")
+        self.kept = fresh
+        body = ",".join([fresh[key][1] for key in self.order[1]])
+        if joined:
+            body += ("," if body else "") + '"events":' + events.text  # type: ignore[union-attr]
+        return ('{"state":{' + body + "}}\n").encode()
 
 
 class Refusal(Exception):
@@ -256,6 +292,7 @@ class ControlServer:
         self.changed = threading.Condition()
         self.version = 0
         self.latest: bytes | None = None  # the newest state dump, one JSON line
+        self.encoder = StateLines()  # used on the loop's thread only (`publish`)
         self.clients: dict[socket.socket, bool] = {}  # each connection: whether it is the box's own user's
         self.subscribers = 0
         self.lock = threading.Lock()
@@ -267,7 +304,7 @@ class ControlServer:
 
     def publish(self, state: dict[str, Any]) -> None:
         """Called by the loop after a change: remember the dump and wake the subscribers (never blocks)."""
-        line = state_line(state)
+        line = self.encoder.line(state)
         with self.changed:
             if line == self.latest:
                 return

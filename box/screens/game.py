@@ -85,7 +85,7 @@ class GameScreen(BaseScreen):
             "players": list(session.players),
             "options": dict(session.record.options),
             "actions": session.count,
-            **session.rules.public(session.state),  # the game's secrets stay at the table
+            **session.public(),  # the game's secrets stay at the table
         }
 
 
