@@ -110,12 +110,14 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
     def zero2w(name: str, unit: str = "ms") -> dict[str, Any]:
         row = get("instructions", name) or {}
-        projected = row.get("zero2w_with_bus_ms") or row.get("zero2w_cpu_ms") or row.get("zero2w_ms")
+        projected = row.get("zero2w_total_ms") or row.get("zero2w_cpu_ms") or row.get("zero2w_ms")
         projected = projected or row.get("zero2w_pct_of_core")
+        legs = {key: row[key] for key in ("zero2w_cpu_ms", "bus_ms", "wire_bytes", "uart_ms", "uart_bytes", "uart_baud", "fsync_ms_assumed") if key in row}
         return {
             "instructions": row.get("instructions"),
             "zero2w": projected,
             "unit": unit,
+            **legs,
             "goal": row.get("goal"),
             "meets_goal": row.get("meets_goal"),
             **({"floor_instructions": row["floor_python_c_pass"]} if "floor_python_c_pass" in row else {}),
