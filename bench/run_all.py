@@ -139,6 +139,13 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             ready_ms=ms.get("ready_after_long_game"),
             after_weeks_of_games_ratio=get("startup", "ready_after_weeks_ratio"),
         ),
+        "ready_after_a_year_ratio": figure(
+            get("startup", "ready_after_year_ratio"),
+            1.15,
+            None,
+            ready_ms=ms.get("ready_after_a_year_of_games"),
+            journal="720 finished games, 1.08 million actions, 64 MB",
+        ),
         "undo_ms_long_game": figure(
             get("undo", "long-game", "undo_ms", "p50"),
             5.0,
