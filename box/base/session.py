@@ -239,6 +239,7 @@ class GameSession:
         self.first = rules.new(Setup(self.players, dict(record.options)), deck)
         self.codec = StateCodec(self.first)
         self.dumped: tuple[Any, dict[str, Any], dict[str, Any] | None] | None = None  # see `dump`
+        self.views: list[tuple[Any, View]] = []  # the last two states' views (see `view`)
         self.state: Any = self.first
         self.count = 0
         self.base = Base(0, 0, self.first)
@@ -325,7 +326,7 @@ class GameSession:
         if label:
             return label
         secret = isinstance(action, Tap) and self.rules.secret(self.state, action.card)
-        views = None if self.before is None else (self.rules.view(self.before), self.rules.view(self.state))
+        views = None if self.before is None else (self.view(self.before), self.view(self.state))
         return describe(action, self.deck, secret, views)
 
     def said_last(self) -> str:
@@ -372,6 +373,16 @@ class GameSession:
         state is immutable, and an action's events, the socket's followers and the next action's
         `before` all ask for the same one."""
         return self._dumps()[1]
+
+    def view(self, state: Any) -> View:
+        """The rules' view of `state`, made once for each of the last two states asked (the screen
+        asks for the state in play, the undo label for it and the one before)."""
+        for seen, view in self.views:
+            if seen is state:
+                return view
+        view = self.rules.view(state)
+        self.views = [*self.views[-1:], (state, view)]
+        return view
 
     def public(self) -> dict[str, Any]:
         """`dump` as the table may see it (`Rules.public`: the game's secrets out), once a state."""

@@ -150,7 +150,9 @@ class BoxLoop:
             "undo": self.undo_label(),
             "mqtt": mqtt,
         }
-        self.control.publish({**self.box.dump(now), **health})  # sent when changed
+        session = self.box.session
+        block = session.public() if session is not None else None  # the game's keys: compared whole
+        self.control.publish({**self.box.dump(now), **health}, block)  # sent when changed
 
     def seen_tags(self) -> dict[str, dict[str, Any]]:
         """The last tag on each reader as the box knew it: its UID and the card it is (its record's, else

@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import operator
 import os
 import select
 import socket
@@ -119,45 +120,82 @@ def state_line(state: dict[str, Any]) -> bytes:
     return StateLines().line(state)
 
 
-def _encoded(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+_ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
+_NAMES: dict[str, str] = {}  # each key as the line writes it: '"key":'
+
+
+def _field(key: str, value: Any) -> str:
+    """One key of the dump and its value, as the line writes them."""
+    name = _NAMES.get(key)
+    if name is None:
+        name = _NAMES[key] = _ENCODE(key) + ":"
+    return name + _ENCODE(value)
+
+
+Fields = dict[str, tuple[Any, str]]  # key -> (the value last written, '"key":' and the value's JSON)
 
 
 class StateLines:
     """`state_line` for a stream of dumps: each top-level key's JSON is kept, and used again while the
     key's value stays equal (of the same type), so a change re-encodes only the keys it changed
     (a press: the action count, the undo label, the subscribers' figures), not the whole dump.
+    A `block` (the game's own keys, a dict whose values the dump holds as they are) is compared whole,
+    in C: when it equals the last one (a cursor moved; the game's figures did not), its keys are not
+    looked at one by one. (Equal values write the same JSON: a game's dump keeps each key's types.)
 
     >>> lines = StateLines()
     >>> lines.line({"a": {"x": [1, 2]}, "b": 1}) == lines.line({"b": 1, "a": {"x": [1, 2]}}) == state_line({"a": {"x": [1, 2]}, "b": 1})
     True
     >>> lines.line({"a": {"x": [1, 3]}, "b": True})
     b'{"state":{"a":{"x":[1,3]},"b":true}}\\n'
+    >>> game = {"b": True, "c": [2]}
+    >>> lines.line({"a": 0, **game}, block=game), lines.line({"a": 0, "b": True, "c": [2]}, block={"b": True, "c": [2]})
+    (b'{"state":{"a":0,"b":true,"c":[2]}}\\n', b'{"state":{"a":0,"b":true,"c":[2]}}\\n')
+    >>> lines.line({"a": 0, "b": 1, "c": [2]}, block=game)  # a block the state does not hold as it is: key by key
+    b'{"state":{"a":0,"b":1,"c":[2]}}\\n'
     """
 
     def __init__(self) -> None:
-        self.kept: dict[str, tuple[Any, str]] = {}  # key -> (the value last encoded, '"key":' and its JSON)
-        self.order: tuple[list[str], list[str]] = ([], [])  # the keys as they came, and sorted
+        self.kept: Fields = {}
+        self.block: tuple[dict[str, Any], Fields] | None = None  # the last block and its fields
+        self.keys: set[str] = set()
+        self.order: list[str] = []  # `keys` sorted
 
-    def line(self, state: dict[str, Any]) -> bytes:
+    def line(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> bytes:
         """The dump's line, exactly as `json.dumps(..., sort_keys=True)` with the events last would make it."""
         events = state.get("events")
         joined = isinstance(events, EncodedEvents)
-        keys = [key for key in state if not (joined and key == "events")]
-        if keys != self.order[0]:
-            self.order = (keys, sorted(keys))
-        kept, fresh = self.kept, {}
-        for key in keys:
-            value, old = state[key], kept.get(key)
-            if old is not None and (old[0] is value or (type(old[0]) is type(value) and old[0] == value)):
-                fresh[key] = old
-            else:
-                fresh[key] = (value, f"{_encoded(key)}:{_encoded(value)}")
-        self.kept = fresh
-        body = ",".join([fresh[key][1] for key in self.order[1]])
+        if block is not None and not (
+            block.keys() <= state.keys() and all(map(operator.is_, map(state.__getitem__, block), block.values()))
+        ):
+            block = None  # the dump does not hold the block's own values (a key of the box's over one)
+        if block is None:
+            fields = self._fields([(key, state[key]) for key in state if not (joined and key == "events")])
+        else:
+            last = self.block
+            same = last is not None and (last[0] is block or last[0] == block)
+            block_fields = last[1] if same and last is not None else self._fields(list(block.items()))
+            self.block = (block, block_fields)
+            rest = state.keys() - block.keys() - ({"events"} if joined else set())
+            fields = {**block_fields, **self._fields([(key, state[key]) for key in rest])}
+        self.kept = fields
+        if fields.keys() != self.keys:
+            self.keys, self.order = set(fields), sorted(fields)
+        body = ",".join([fields[key][1] for key in self.order])
         if joined:
             body += ("," if body else "") + '"events":' + events.text  # type: ignore[union-attr]
         return ('{"state":{' + body + "}}\n").encode()
+
+    def _fields(self, items: list[tuple[str, Any]]) -> Fields:
+        """The fields of these keys: the kept one where the value is unchanged, else written anew."""
+        kept, fresh = self.kept, {}
+        for key, value in items:
+            old = kept.get(key)
+            if old is not None and (old[0] is value or (type(old[0]) is type(value) and old[0] == value)):
+                fresh[key] = old
+            else:
+                fresh[key] = (value, _field(key, value))
+        return fresh
 
 
 class Refusal(Exception):
@@ -302,9 +340,10 @@ class ControlServer:
 
     # ----- the loop's side -------------------------------------------------------------------
 
-    def publish(self, state: dict[str, Any]) -> None:
-        """Called by the loop after a change: remember the dump and wake the subscribers (never blocks)."""
-        line = self.encoder.line(state)
+    def publish(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> None:
+        """Called by the loop after a change: remember the dump and wake the subscribers (never blocks);
+        `block`: the game's own keys, as `StateLines.line` takes them."""
+        line = self.encoder.line(state, block)
         with self.changed:
             if line == self.latest:
                 return
