@@ -31,7 +31,8 @@ from box.core.hardware import Parts
 from box.core.service import Box
 from box.events import Subscription
 from box.games.base import View
-from box.links.control import ControlCommand, ControlServer, EncodedEvents
+from box.links.control import ControlCommand, ControlServer
+from box.links.statelines import EncodedEvents
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
