@@ -24,7 +24,7 @@ from box.words import SHOWN
 if TYPE_CHECKING:
     from PIL import Image
 
-MASKS = 128  # the texts whose masks are kept (~1.5 KB each)
+MASKS = 64  # the texts whose masks are kept (~2 KB each: a screen's lines, a picker's choices)
 
 
 class BitmapFont:
