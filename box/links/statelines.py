@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Iterable
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from box.events import EncodedEvent
@@ -38,6 +39,20 @@ def state_line(state: dict[str, Any]) -> bytes:
 
 
 _ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
+_SCALARS = {type(None): lambda value: "null", bool: lambda value: "true" if value else "false", int: int.__repr__}
+
+
+def _json(value: Any) -> str:
+    """`value` as `json.dumps(value, separators=(",", ":"), sort_keys=True)` writes it; a string, a
+    whole number, None or a truth value without building an encoder.
+
+    >>> [_json(v) for v in ("Ann é", 3, None, True, 2.5, {"b": 1, "a": [False]})]
+    ['"Ann \\\\u00e9"', '3', 'null', 'true', '2.5', '{"a":[false],"b":1}']
+    """
+    if type(value) is str:
+        return encode_basestring_ascii(value)
+    scalar = _SCALARS.get(type(value))
+    return scalar(value) if scalar is not None else _ENCODE(value)
 _NAMES: dict[str, str] = {}  # each key as the line writes it: '"key":'
 
 
@@ -46,7 +61,7 @@ def _field(key: str, value: Any) -> str:
     name = _NAMES.get(key)
     if name is None:
         name = _NAMES[key] = _ENCODE(key) + ":"
-    return name + _ENCODE(value)
+    return name + _json(value)
 
 
 Fields = dict[str, tuple[Any, str]]  # key -> (the value last written, '"key":' and the value's JSON)
@@ -75,8 +90,9 @@ class StateLines:
     def __init__(self) -> None:
         self.kept: Fields = {}
         self.block: tuple[dict[str, Any], Fields] | None = None  # the last block and its fields
-        self.keys: set[str] = set()
-        self.order: list[str] = []  # `keys` sorted
+        self.layout: tuple[object, ...] = ()  # the dump's keys, the block's, whether the events are joined
+        self.rest: list[str] = []  # for that layout: the keys looked at one by one
+        self.order: list[str] = []  # and every key written, sorted
 
     def line(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> bytes:
         """The dump's line, exactly as `json.dumps(..., sort_keys=True)` with the events last would make it."""
@@ -86,18 +102,19 @@ class StateLines:
             block.keys() <= state.keys() and all(map(operator.is_, map(state.__getitem__, block), block.values()))
         ):
             block = None  # the dump does not hold the block's own values (a key of the box's over one)
-        if block is None:
-            fields = self._fields([(key, state[key]) for key in state if not (joined and key == "events")])
-        else:
+        layout = (tuple(state), None if block is None else tuple(block), joined)
+        if layout != self.layout:
+            apart = {*(block or ()), *(("events",) if joined else ())}
+            self.layout, self.rest = layout, [key for key in state if key not in apart]
+            self.order = sorted([*(block or ()), *self.rest])
+        fields = self._fields([(key, state[key]) for key in self.rest])
+        if block is not None:
             last = self.block
             same = last is not None and (last[0] is block or last[0] == block)
             block_fields = last[1] if same and last is not None else self._fields(list(block.items()))
             self.block = (block, block_fields)
-            rest = state.keys() - block.keys() - ({"events"} if joined else set())
-            fields = {**block_fields, **self._fields([(key, state[key]) for key in rest])}
+            fields = {**block_fields, **fields}
         self.kept = fields
-        if fields.keys() != self.keys:
-            self.keys, self.order = set(fields), sorted(fields)
         body = ",".join([fields[key][1] for key in self.order])
         if joined:
             body += ("," if body else "") + '"events":' + events.text  # type: ignore[union-attr]
