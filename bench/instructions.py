@@ -11,7 +11,11 @@ driver over luma's ``noop`` interface: the bus's time is not CPU).
 
 The projection to a Zero 2 W (a Cortex-A53 at 1 GHz) assumes CPython runs there at 0.6 to 0.8
 instructions a cycle (an assumption, not a measurement: check it on a Pi, docs/performance.md):
-``ms = instructions / (IPC * 1e6)``.
+``ms = instructions / (IPC * 1e6)``. An input's figure (``zero2w_total_ms``) adds, from what the
+counted inputs actually sent: its frame's bytes on the 400 kHz bus (the worst input's), a tap's
+bytes on the reader's serial line at the rate its driver set (the worst tap's), and one fsync of
+the journal's commit on the SD card (SD_FSYNC_MS, an assumption: ``--fsync-ms`` takes a Pi's
+measured figure); an undo adds the fsync.
 
 Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
 
@@ -71,6 +75,12 @@ GOALS = {"press": 30.0, "tap": 30.0, "press_followed": 30.0, "tap_followed": 30.
          "ready_long_game": 1500.0, "idle_second": 1.0, "history_page": 1000.0}
 BUS_KHZ = 400  # the panel's I2C clock; 9 clocks a byte (its ACK)
 ON_THE_BUS = {"press", "tap", "press_followed", "tap_followed"}  # inputs whose frame's bytes on the bus are added
+ON_THE_UART = {"tap", "tap_followed"}  # inputs whose bytes on the reader's serial line are added
+COMMITTED = ON_THE_BUS | {"undo", "undo_checkpoint"}  # work that waits for one commit's fsync
+SD_FSYNC_MS = 5.0
+"""One small SQLite commit's fsync (WAL, synchronous=FULL) on a Zero 2 W's SD card: an assumption (a
+class-A1 card writes a 4 KB block in ~2 ms; the WAL's append and ext4's journal make two or three), not
+a measurement; replace it with a Pi's own (`bench/undo.py` prints the floor commit's time)."""
 REPEATS = {"press": 40, "tap": 20, "press_followed": 40, "tap_followed": 20, "undo": 30, "undo_checkpoint": 1, "action": 30, "action_checkpoint": 1, "idle_second": 20,
            "history_page": 1}
 HISTORY_GAMES = 1000  # finished games in the history page's journal
@@ -103,6 +113,7 @@ class WireCount:
 
 WIRE = WireCount()
 WIRED: list[int] = []  # the wire bytes of each counted input's frame
+SERIAL: list[tuple[int, int]] = []  # each counted tap's bytes on the reader's line, both ways, and the line's rate
 
 
 def _world(scratch: Path) -> Any:
@@ -147,6 +158,19 @@ class Tap:
         self.world, self.reader, self.uid = world, reader, uid
         self.driver = world.parts.readers[reader]
         self.chip = world.chip(reader)
+        self.line = 0  # bytes both ways on the reader's serial line
+        receive, send = self.chip.receive, self.chip.send
+
+        def received(connection: int, data: bytes) -> None:
+            self.line += len(data)
+            receive(connection, data)
+
+        def sent(connection: int, size: int, timeout: float | None = 0.0) -> bytes:
+            data = send(connection, size, timeout)
+            self.line += len(data)
+            return data
+
+        self.chip.receive, self.chip.send = received, sent
         for name in ("receive", "send", "waiting", "discard_output", "cancel_read"):
             setattr(self.chip, name, uncounted(getattr(self.chip, name)))
         self.card = SimNtag(uid, card=world.box.tags.lookup(uid))
@@ -154,9 +178,10 @@ class Tap:
     def lay_and_count(self) -> None:
         world, pushes, count = self.world, self.world.parts.pusher.pushed, self.world.box.session.count
         self.chip.place(self.card)
-        wire = WIRE.wire
+        wire, line = WIRE.wire, self.line
         counted(self._path)
         WIRED.append(WIRE.wire - wire)
+        SERIAL.append((self.line - line, self.driver.rate))
         assert world.box.session.count == count + 1 and world.parts.pusher.pushed == pushes + 1, "the tap was taken, its frame sent"
 
     def _path(self) -> None:
@@ -257,6 +282,7 @@ def child(scenario: str, repeats: int) -> None:
                 tap = Tap(world, reader, uid)
                 tap.lay_and_count()  # the first tap imports the tag I/O: counted in both runs, it cancels out
                 tap.take_back()
+                del WIRED[:], SERIAL[:]  # nor are its bytes those of a repeated tap (its record read, the screen it opened from)
                 for _ in range(repeats):
                     tap.lay_and_count()
                     tap.take_back()
@@ -316,7 +342,7 @@ def child(scenario: str, repeats: int) -> None:
         else:
             raise SystemExit(f"unknown scenario {scenario!r}")
     if WIRED:
-        print(json.dumps({"wire_bytes": WIRED}))  # for the parent: the bus time of what was sent
+        print(json.dumps({"wire_bytes": WIRED, "serial": SERIAL}))  # for the parent: the bus and line times of what was sent
 
 
 def logging_off() -> None:
@@ -378,26 +404,46 @@ def bus_ms(wire_bytes: int) -> float:
     return round(wire_bytes * 9 / BUS_KHZ, 1)
 
 
-def wire_bytes(output: list[str]) -> list[int] | None:
-    """The wire bytes of each counted input, as the child printed them (None: it printed none)."""
+def wire_bytes(output: list[str], key: str = "wire_bytes") -> list[Any] | None:
+    """The wire bytes of each counted input (``serial``: each tap's bytes on its line and the line's
+    rate), as the child printed them (None: it printed none)."""
     for line in reversed(output):
         if line.startswith('{"wire_bytes"'):
-            return [int(n) for n in json.loads(line)["wire_bytes"]]
+            return list(json.loads(line)[key]) or None
     return None
 
 
+def uart_ms(serial: list[list[int]]) -> float:
+    """The worst tap's time on its serial line: its bytes both ways, 10 bits a byte at the line's rate."""
+    return round(max(count * 10 / rate * 1000 for count, rate in serial), 2)
+
+
 def scenario_row(
-    scenario: str, base: int, more: int, repeats: int, toggled: bool = False, wired: list[int] | None = None
+    scenario: str,
+    base: int,
+    more: int,
+    repeats: int,
+    toggled: bool = False,
+    wired: list[int] | None = None,
+    serial: list[list[int]] | None = None,
+    fsync_ms: float = SD_FSYNC_MS,
 ) -> dict[str, Any]:
     """A scenario's figures from its counts without and with `repeats` repeats: the instructions a
-    repeat, projected to a Zero 2 W, and whether its goal is met (never when it cannot be measured).
+    repeat, projected to a Zero 2 W with what else the work waits for (its frame on the bus, a tap's
+    bytes on the serial line, the commit's fsync), and whether its goal is met (never when it cannot
+    be measured, nor when a leg it needs was not seen).
 
     >>> scenario_row("press", 10_000_000, 10_000_000 - 2_149_432_533, 1)["meets_goal"]
     False
-    >>> scenario_row("press", 10_000_000, 12_400_000, 1, wired=[400])["zero2w_with_bus_ms"]
-    [13.0, 12.0]
+    >>> row = scenario_row("press", 10_000_000, 12_400_000, 1, wired=[400])
+    >>> row["zero2w_with_bus_ms"], row["zero2w_total_ms"]
+    ([13.0, 12.0], [18.0, 17.0])
     >>> scenario_row("press", 0, 2_400_000, 1, toggled=True)["meets_goal"]  # no bytes seen on the bus: not judged
     False
+    >>> scenario_row("tap", 0, 4_200_000, 1, toggled=True, wired=[700])["meets_goal"]  # nor a tap without its line
+    False
+    >>> scenario_row("tap", 0, 4_200_000, 1, toggled=True, wired=[700], serial=[[39, 460800]])["zero2w_total_ms"]
+    [28.7, 26.9]
     >>> scenario_row("press", 0, 2_400_000, 1, toggled=True, wired=[398])["bus_ms"], scenario_row("idle_second", 0, 9, 1)["meets_goal"]
     (9.0, False)
     """
@@ -410,17 +456,28 @@ def scenario_row(
     if scenario == "idle_second":
         row = {"instructions": round(per), "zero2w_pct_of_core": [round(v / 10, 3) for v in ms]}
         row["meets_goal"] = row["zero2w_pct_of_core"][0] <= GOALS[scenario]
-    else:
-        row = {"instructions": round(per), "zero2w_cpu_ms": ms}
-        bus = 0.0
-        if scenario in ON_THE_BUS:
-            if not wired:
-                return {**row, "error": "no frame seen on the bus", "goal": goal, "meets_goal": False, "repeats": repeats}
-            bus = bus_ms(max(wired))  # the worst frame of the counted inputs
-            row.update(bus_ms=bus, wire_bytes={"mean": round(statistics.fmean(wired)), "worst": max(wired)})
-            row["zero2w_with_bus_ms"] = [round(v + bus, 1) for v in ms]
-        if goal is not None:  # an action's own cost is part of a press's, with its goal
-            row["meets_goal"] = ms[0] + bus <= goal
+        return {**row, "goal": goal, "repeats": repeats}
+    row = {"instructions": round(per), "zero2w_cpu_ms": ms}
+    waits = 0.0
+    if scenario in ON_THE_BUS:
+        if not wired:
+            return {**row, "error": "no frame seen on the bus", "goal": goal, "meets_goal": False, "repeats": repeats}
+        bus = bus_ms(max(wired))  # the worst frame of the counted inputs
+        row.update(bus_ms=bus, wire_bytes={"mean": round(statistics.fmean(wired)), "worst": max(wired)})
+        row["zero2w_with_bus_ms"] = [round(v + bus, 1) for v in ms]
+        waits += bus
+    if scenario in ON_THE_UART:
+        if not serial:
+            return {**row, "error": "no bytes seen on the reader's line", "goal": goal, "meets_goal": False, "repeats": repeats}
+        row.update(uart_ms=uart_ms(serial), uart_bytes=max(count for count, _ in serial), uart_baud=min(rate for _, rate in serial))
+        waits += row["uart_ms"]
+    if scenario in COMMITTED:
+        row["fsync_ms_assumed"] = fsync_ms
+        waits += fsync_ms
+    if waits:
+        row["zero2w_total_ms"] = [round(v + waits, 1) for v in ms]
+    if goal is not None:  # an action's own cost is part of a press's, with its goal
+        row["meets_goal"] = ms[0] + waits <= goal
     return {**row, "goal": goal, "repeats": repeats}
 
 
@@ -455,13 +512,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--repeats", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--only", help=f"comma-separated scenarios of {', '.join(REPEATS)} (start-up is counted only without it)")
+    parser.add_argument("--fsync-ms", type=float, default=SD_FSYNC_MS, help=f"one commit's fsync on the SD card (default {SD_FSYNC_MS:g}, assumed)")
     args = parser.parse_args(argv)
     if args.child:
         child(args.child, args.repeats)
         return {}
     conversion = (
         f"ms on a Zero 2 W = instructions / (IPC x {CLOCK_GHZ:g} GHz), IPC {IPC[0]}-{IPC[1]} (CPython on a "
-        "Cortex-A53: an assumption); an input adds the bytes its frame sent, on the 400 kHz bus at 9 clocks a byte"
+        "Cortex-A53: an assumption); an input adds the bytes its frame sent, on the 400 kHz bus at 9 clocks a byte, "
+        "a tap its bytes on the reader's line at the driver's rate (10 bits a byte), an input and an undo one "
+        f"commit's fsync ({args.fsync_ms:g} ms on the SD card: assumed)"
     )
     if valgrind() is None:
         return emit(
@@ -497,7 +557,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "callgrind collected nothing inside operator.call: this Python's own symbols are stripped "
                     "(install its debug symbols, or use a Python built with them, as pyenv builds it)"
                 )
-            figures[scenario] = scenario_row(scenario, base, more, repeats, toggled, wire_bytes(OUTPUT))
+            figures[scenario] = scenario_row(
+                scenario, base, more, repeats, toggled, wire_bytes(OUTPUT), wire_bytes(OUTPUT, "serial"), args.fsync_ms
+            )
         judge_followed(figures)
         floor = count([*python, "-c", "pass"], scratch)
         for scenario, kind in (("ready_fresh", None), ("ready_long_game", "long-game")) if not args.only else ():

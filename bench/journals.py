@@ -1,4 +1,5 @@
-"""Journals for the benchmarks, as a box would have written them: a long unfinished game, or weeks of finished ones.
+"""Journals for the benchmarks, as a box would have written them: a long unfinished game, weeks of finished
+ones, or a year of them (64 MB).
 
 The games are Deck of Death games played by a seeded random player straight against the rules
 (a press, a tap or a roll the game accepts, through ``GameSession.apply``, so the journal holds
@@ -28,6 +29,8 @@ WEEKS, NIGHTS_PER_WEEK, GAMES_PER_NIGHT, ACTIONS_PER_GAME = 6, 3, 4, 1_500
 BUTTONS = ("up", "down", "ok", "back")
 READERS = ("left", "middle", "right")
 CACHE = Path(tempfile.gettempdir()) / "gravebox-bench-journals"
+YEAR_BYTES = 64 * 2**20
+"""A year of games on a box: the weeks' finished games copied under new ids until the file holds 64 MB."""
 
 
 def fingerprint() -> str:
@@ -109,11 +112,40 @@ def build_weeks(path: Path, seed: int = 2) -> None:
     journal.close()
 
 
-BUILDERS = {"long-game": build_long_game, "weeks": build_weeks}
+def build_year(path: Path) -> None:
+    """The weeks' journal grown to YEAR_BYTES: its finished games (their actions and checkpoints) copied
+    under new game ids and action numbers, as more nights of the same games; the short game stays open."""
+    import sqlite3
+
+    shutil.copyfile(journal("weeks"), path)
+    db = sqlite3.connect(path)
+    finished = [row[0] for row in db.execute("SELECT id FROM games WHERE finished = 1 ORDER BY id")]
+    while path.stat().st_size < YEAR_BYTES:
+        with db:
+            for game in finished:
+                seq_offset = db.execute("SELECT MAX(seq) FROM actions").fetchone()[0]
+                db.execute(
+                    "INSERT INTO games (name, players, options, decks, finished) SELECT name, players, options, decks, finished"
+                    " FROM games WHERE id = ?", (game,),
+                )
+                new = db.execute("SELECT last_insert_rowid()").fetchone()[0]
+                db.execute(
+                    "INSERT INTO actions (seq, game, action, undone) SELECT seq + ?, ?, action, undone FROM actions WHERE game = ?",
+                    (seq_offset, new, game),
+                )
+                db.execute(
+                    "INSERT INTO checkpoints (game, seq, count, version, state) SELECT ?, seq + ?, count, version, state"
+                    " FROM checkpoints WHERE game = ?", (new, seq_offset, game),
+                )
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+BUILDERS = {"long-game": build_long_game, "weeks": build_weeks, "year": build_year}
 
 
 def journal(kind: str) -> Path:
-    """The cached journal of this ``kind`` ("long-game" or "weeks"), built when missing."""
+    """The cached journal of this ``kind`` ("long-game", "weeks" or "year"), built when missing."""
     path = CACHE / f"{kind}-{fingerprint()}.db"
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)

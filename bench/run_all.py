@@ -110,12 +110,14 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
     def zero2w(name: str, unit: str = "ms") -> dict[str, Any]:
         row = get("instructions", name) or {}
-        projected = row.get("zero2w_with_bus_ms") or row.get("zero2w_cpu_ms") or row.get("zero2w_ms")
+        projected = row.get("zero2w_total_ms") or row.get("zero2w_cpu_ms") or row.get("zero2w_ms")
         projected = projected or row.get("zero2w_pct_of_core")
+        legs = {key: row[key] for key in ("zero2w_cpu_ms", "bus_ms", "wire_bytes", "uart_ms", "uart_bytes", "uart_baud", "fsync_ms_assumed") if key in row}
         return {
             "instructions": row.get("instructions"),
             "zero2w": projected,
             "unit": unit,
+            **legs,
             "goal": row.get("goal"),
             "meets_goal": row.get("meets_goal"),
             **({"floor_instructions": row["floor_python_c_pass"]} if "floor_python_c_pass" in row else {}),
@@ -136,6 +138,13 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             None,
             ready_ms=ms.get("ready_after_long_game"),
             after_weeks_of_games_ratio=get("startup", "ready_after_weeks_ratio"),
+        ),
+        "ready_after_a_year_ratio": figure(
+            get("startup", "ready_after_year_ratio"),
+            1.15,
+            None,
+            ready_ms=ms.get("ready_after_a_year_of_games"),
+            journal="720 finished games, 1.08 million actions, 64 MB",
         ),
         "undo_ms_long_game": figure(
             get("undo", "long-game", "undo_ms", "p50"),
@@ -202,13 +211,16 @@ def headline(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         ),
         "card_detect_worst_ms": figure(get("nfc_detect", "detect_ms", "worst"), DETECT_TARGET_MS, None),
         "tap_uart_known_ms": figure(
-            get("tap_uart", "known", "uart_ms_at_115200_worst"),
-            get("tap_uart", "goal_known_uart_ms") or 8.0,
+            get("tap_uart", "known", "uart_ms_worst"),
+            get("tap_uart", "goal_known_uart_ms") or 2.0,
             None,
-            first_tap_uart_ms=get("tap_uart", "first", "uart_ms_at_115200"),
+            baud=get("tap_uart", "baud"),
+            at_115200_known_ms=get("tap_uart", "at_115200", "known", "uart_ms_worst"),
+            known_bytes=get("tap_uart", "known", "uart_bytes", "worst"),
+            first_tap_uart_ms=get("tap_uart", "first", "uart_ms"),
             known_wall_p50_ms=get("tap_uart", "known", "wall_ms", "p50"),
             first_wall_p50_ms=get("tap_uart", "first", "wall_ms", "p50"),
-            measured_is="the bytes a tap sends and receives on the pty at 115200 baud (10 bits a byte)",
+            measured_is="the bytes of the poll that finds a tag, both ways on the pty, at the rate the driver set (10 bits a byte)",
         ),
         "history_page_p95_ms": figure(
             get("history_scale", "page_p95_ms", "now"),

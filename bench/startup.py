@@ -4,7 +4,9 @@
 socket bound in a temp dir) and timed from just before the spawn to the READY=1 datagram, then
 stopped with SIGTERM. READY=1 is honest: the journal opened and judged, the parts opened, the
 game resumed and the first frame rendered. It is timed on a new journal, on one holding a
-40,000-action game to resume, and on one holding six weeks of finished games (bench/journals.py).
+40,000-action game to resume, on one holding six weeks of finished games, and on a year of them
+(720 finished games, 1.08 million actions, 64 MB: bench/journals.py), each against the fresh READY;
+each journal is copied and put out of the page cache first (`cold`), as after a boot.
 The baseline is the libraries as the box uses them, ``python -c "import gpiozero, serial,
 sqlite3, PIL.Image, luma.core.device, luma.oled.device"`` (spawn to exit); the old baseline
 ``import PIL, gpiozero, serial, luma.oled`` (whose ``import PIL`` and ``luma.oled`` load almost
@@ -41,6 +43,7 @@ from typing import Any
 from benchlib import ROOT, emit
 
 TARGET_RATIO, TARGET_LONG_GAME_RATIO, TARGET_HELP_MS = 1.2, 1.15, 150.0
+TARGET_YEAR_RATIO = 1.15  # READY after a year of games (64 MB) / a fresh READY
 OLD_BASELINE = [sys.executable, "-c", "import PIL, gpiozero, serial, luma.oled"]
 LIBRARIES_AS_USED = [  # the baseline: what the box really loads from its libraries
     sys.executable,
@@ -68,6 +71,17 @@ def environment(**extra: str) -> dict[str, str]:
     return env
 
 
+def cold(path: Path) -> None:
+    """Put `path` out of the page cache (written to disk first), as a journal is when a box boots:
+    READY then reads from the disk what it needs of it (only this file's pages go: nothing of other work's)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 class RunningBox:
     """``gravebox run --fake`` spawned under a fake NOTIFY_SOCKET; ``ready_s`` is spawn to READY=1."""
 
@@ -77,7 +91,7 @@ class RunningBox:
         if journal is not None:
             from journals import copy_to
 
-            copy_to(journal, state)
+            cold(copy_to(journal, state))
         path = scratch / "notify.sock"
         path.unlink(missing_ok=True)
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -162,7 +176,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     help_command = [*GRAVEBOX, "--help"]
     installed = Path(sys.executable).with_name("gravebox")
-    names = ("old_baseline", "baseline", "python", "help", "ready", "ready_long_game", "ready_weeks")
+    names = ("old_baseline", "baseline", "python", "help", "ready", "ready_long_game", "ready_weeks", "ready_year")
     times: dict[str, list[float]] = {name: [] for name in names}
     if installed.exists():
         times["help_installed"] = []
@@ -176,6 +190,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "ready": lambda: ready_time(GRAVEBOX, scratch),
             "ready_long_game": lambda: ready_time(GRAVEBOX, scratch, journal="long-game"),
             "ready_weeks": lambda: ready_time(GRAVEBOX, scratch, journal="weeks"),
+            "ready_year": lambda: ready_time(GRAVEBOX, scratch, journal="year"),
         }
         if installed.exists():
             measures["help_installed"] = lambda: spawn_to_exit([str(installed), "--help"], scratch)
@@ -193,6 +208,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ratio = round(median_ms["ready"] / median_ms["baseline"], 2)
     long_ratio = round(median_ms["ready_long_game"] / median_ms["ready"], 2)
     weeks_ratio = round(median_ms["ready_weeks"] / median_ms["ready"], 2)
+    year_ratio = round(median_ms["ready_year"] / median_ms["ready"], 2)
     help_ms = max(median_ms["help"], median_ms.get("help_installed", 0.0))
     return emit(
         "startup",
@@ -205,6 +221,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "ready_run_fake": median_ms["ready"],
                 "ready_after_long_game": median_ms["ready_long_game"],
                 "ready_after_weeks_of_games": median_ms["ready_weeks"],
+                "ready_after_a_year_of_games": median_ms["ready_year"],
                 "help": median_ms["help"],
                 **({"help_installed_script": median_ms["help_installed"]} if installed.exists() else {}),
             },
@@ -212,16 +229,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "ready_ratio_to_old_baseline": round(median_ms["ready"] / median_ms["old_baseline"], 2),
             "ready_after_long_game_ratio": long_ratio,
             "ready_after_weeks_ratio": weeks_ratio,
+            "ready_after_year_ratio": year_ratio,
             "journal_open_ms_by_actions": journal_open,
             "phases_median_ms": {key: statistics.median(run[key] for run in phases) for key in phases[0]},
             "meets_target": {
                 "ratio": ratio <= TARGET_RATIO,
                 "long_game": long_ratio <= TARGET_LONG_GAME_RATIO,
+                "year": year_ratio <= TARGET_YEAR_RATIO,
                 "help": help_ms < TARGET_HELP_MS,
             },
             "target": (
                 f"ready / baseline <= {TARGET_RATIO}; ready after a long game / fresh ready"
-                f" <= {TARGET_LONG_GAME_RATIO}; --help < {TARGET_HELP_MS:.0f} ms"
+                f" <= {TARGET_LONG_GAME_RATIO}; ready after a year of games (64 MB) / fresh ready <= {TARGET_YEAR_RATIO};"
+                f" --help < {TARGET_HELP_MS:.0f} ms"
                 " (after weeks of games: reported, as the issue asks, with no target of its own)"
             ),
         },

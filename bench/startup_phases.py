@@ -34,6 +34,7 @@ def main() -> dict[str, float]:
     gc.disable()  # as run_box does until the box is up
     import box.core.app
     import box.core.hardware
+    from box.cli.service import default_pinmap  # what run_box imports for the box's service
     from box.storage.journal import enter_state_directory
     from box.storage.pinmap import load_pinmap
 
@@ -60,7 +61,7 @@ def main() -> dict[str, float]:
         args = box.cli.main.build_parser("run").parse_args(["run", "--fake", "--state-dir", scratch])
         mark("the command line (argparse)")
         config, settings = box.cli.main.settings_from(args)
-        pinmap = load_pinmap(config.pinmap or box.cli.main.default_pinmap())
+        pinmap = load_pinmap(config.pinmap or default_pinmap())
         state_dir = enter_state_directory(Path(scratch))
         mark("settings and pin map (TOML)")
         inbox: queue.SimpleQueue[object] = queue.SimpleQueue()

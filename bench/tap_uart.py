@@ -1,11 +1,14 @@
 """A tap on the real serial path: the PN532 driver and pyserial on a pty, the chip in another process
-answering at 115200 baud's pace.
+answering at its line's pace, at the rate the driver set it to (460800 baud) and, side by side, at 115200.
 
-``box.ports.nfc.simpty --baud 115200`` serves a simulated PN532 on a pseudo-terminal in its own
+``box.ports.nfc.simpty --baud 460800`` serves a simulated PN532 on a pseudo-terminal in its own
 process and sends each answer when the command's bytes and its own would have crossed the UART
-(10 bits a byte). This process opens it as the box does (``open_serial``: pyserial's POSIX port,
-its ``select`` and ``read`` calls) and polls it as a reader's cycle does: InListPassiveTarget,
-the tag's record read through InDataExchange when the readers do not know the tag, InRelease.
+at the chip's rate (10 bits a byte). This process opens it as the box does (``open_serial``:
+pyserial's POSIX port, its ``select`` and ``read`` calls, 115200 baud), the driver asks the chip
+for 460800 (SetSerialBaudRate; the chip answers only at its own rate) and polls it as a reader's
+cycle does: InListPassiveTarget, the tag's record read through InDataExchange when the readers do
+not know the tag (the InRelease of the card found goes at the next cycle, not before its event).
+The same taps then run with the driver left at 115200 (``rate=115200``), the figures side by side.
 For each tap it counts the bytes both ways on the line, the wall time of the poll that found
 the card (the UART's pace included), and this process's CPU for it (``time.process_time``: the
 chip's process is not counted). Two kinds of tap: a tag laid for the first time (its record
@@ -34,9 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchlib import emit, percentile
 from startup import environment
 
-BAUD = 115200
+from box.ports.nfc.reader import BAUD_RATE, FAST_RATE
+
 CARD = ("deck-of-death", "dd177")
-KNOWN_UART_GOAL_MS = 8.0  # a known tag's bytes on the line, at 115200 baud
+KNOWN_UART_GOAL_MS = 2.0  # a known tag's bytes on the line, at the rate the driver sets
 SETTLE = 0.01  # seconds between polls while the chip's process takes a place or lift command
 POLLS = 100  # polls a place or a lift may take to be seen before the bench fails
 
@@ -56,16 +60,25 @@ class Counted:
         self.bytes += len(data)
         return data
 
+    @property
+    def baudrate(self) -> int:
+        return int(self.port.baudrate)
+
+    @baudrate.setter
+    def baudrate(self, rate: int) -> None:
+        self.port.baudrate = rate
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.port, name)
 
 
-def taps(count: int) -> dict[str, Any]:
+def taps(count: int, rate: int) -> dict[str, Any]:
+    """``count`` taps of each kind with the driver asking for ``rate``."""
     from box.messages import CardLifted, CardPlaced
     from box.ports.nfc.reader import Pn532Reader, open_serial
 
     chips = subprocess.Popen(
-        [sys.executable, "-m", "box.ports.nfc.simpty", "--baud", str(BAUD), "bench"],
+        [sys.executable, "-m", "box.ports.nfc.simpty", "--baud", str(FAST_RATE), "bench"],
         env=environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     assert chips.stdin is not None and chips.stdout is not None
@@ -81,10 +94,10 @@ def taps(count: int) -> dict[str, Any]:
 
     try:
         path = json.loads(chips.stdout.readline())["bench"]
-        reader = Pn532Reader("bench", path, open_port=open_port)
+        reader = Pn532Reader("bench", path, open_port=open_port, rate=rate)
         [status] = reader.poll(time.monotonic())
-        if not status.online:
-            raise SystemExit(f"the reader did not come online: {status.message}")
+        if not status.online or reader.rate != rate or opened[-1].baudrate != rate:
+            raise SystemExit(f"the reader did not come online at {rate} baud: {status.message}")
         figures: dict[str, Any] = {}
         for kind in ("first", "known"):
             wall, cpu, sent = [], [], []
@@ -115,8 +128,8 @@ def taps(count: int) -> dict[str, Any]:
             figures[kind] = {
                 "taps": len(wall),
                 "uart_bytes": {"p50": percentile(sent, 50), "worst": max(sent)},
-                "uart_ms_at_115200": round(percentile(sent, 50) * 10 / BAUD * 1000, 2),
-                "uart_ms_at_115200_worst": round(max(sent) * 10 / BAUD * 1000, 2),
+                "uart_ms": round(percentile(sent, 50) * 10 / rate * 1000, 2),
+                "uart_ms_worst": round(max(sent) * 10 / rate * 1000, 2),
                 "wall_ms": {"p50": round(percentile(wall, 50), 2), "p99": round(percentile(wall, 99), 2)},
                 "cpu_ms_this_process": {"p50": round(percentile(cpu, 50), 3), "p99": round(percentile(cpu, 99), 3)},
             }
@@ -124,21 +137,22 @@ def taps(count: int) -> dict[str, Any]:
     finally:
         chips.stdin.close()
         chips.wait(10)
-    known = figures["known"]["uart_ms_at_115200_worst"]
-    return {
-        **figures,
-        "baud": BAUD,
-        "goal_known_uart_ms": KNOWN_UART_GOAL_MS,
-        "meets_target": known <= KNOWN_UART_GOAL_MS,
-        "target": f"a known tag's tap ≤ {KNOWN_UART_GOAL_MS:g} ms of UART at {BAUD} baud",
-    }
+    return {**figures, "baud": rate}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--taps", type=int, default=30, help="taps of each kind (default 30)")
     args = parser.parse_args(argv)
-    return emit("tap_uart", taps(args.taps))
+    fast, slow = taps(args.taps, FAST_RATE), taps(args.taps, BAUD_RATE)
+    known = fast["known"]["uart_ms_worst"]
+    return emit("tap_uart", {
+        **fast,
+        "at_115200": slow,
+        "goal_known_uart_ms": KNOWN_UART_GOAL_MS,
+        "meets_target": known <= KNOWN_UART_GOAL_MS,
+        "target": f"a known tag's tap ≤ {KNOWN_UART_GOAL_MS:g} ms of UART at the rate the driver sets ({FAST_RATE} baud)",
+    })
 
 
 if __name__ == "__main__":

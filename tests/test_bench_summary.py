@@ -6,6 +6,8 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
@@ -70,7 +72,10 @@ def test_a_count_that_is_no_measurement_never_meets_its_goal(monkeypatch) -> Non
         row = instructions.scenario_row("history_page", base, more, 1)
         assert row["meets_goal"] is False and row["instructions"] is None and row["error"]
     assert instructions.scenario_row("press", 10_000_000, 12_400_000, 1, wired=[400])["meets_goal"] is True
-    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True, wired=[880])["meets_goal"] is True  # alone
+    tap = instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True, wired=[700], serial=[[39, 460800]])
+    assert tap["meets_goal"] is True and tap["zero2w_total_ms"][0] == pytest.approx(6.7 + 15.8 + 0.85 + instructions.SD_FSYNC_MS, abs=0.1)
+    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True, wired=[880], serial=[[65, 115200]])["meets_goal"] is False
+    assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True, wired=[700])["meets_goal"] is False  # no line seen
     assert instructions.scenario_row("tap", 0, 4_000_000, 1, toggled=True)["meets_goal"] is False  # no bus bytes seen
     assert instructions.scenario_row("idle_second", 0, 4_000_000, 1)["meets_goal"] is False  # a whole process: never 0
     run_all = importlib.import_module("run_all")

@@ -123,7 +123,7 @@ def test_damage_met_by_the_pages_undo_label_sets_the_file_aside_not_the_loop_dow
         def subscribed(self) -> bool:
             return True
 
-        def publish(self, state: dict[str, object]) -> None:
+        def publish(self, state: dict[str, object], block: dict[str, object] | None = None) -> None:
             self.dumps.append(state)
 
     state = tmp_path / "state"

@@ -72,7 +72,7 @@ def test_a_state_dump_is_made_once_per_change_for_all_followers_and_never_for_no
     control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
     sent: list[int] = []
     publish = control.publish
-    monkeypatch.setattr(control, "publish", lambda state: sent.append(1) or publish(state))
+    monkeypatch.setattr(control, "publish", lambda state, block=None: sent.append(1) or publish(state, block))
     control.start()
     streams = [ControlClient(control.path).subscribe() for _ in range(followers)]
     try:

@@ -31,7 +31,7 @@ from box.ports.nfc.codec import (
     encode_frame,
 )
 from box.ports.nfc.commands import Command
-from box.ports.nfc.reader import CardLifted, CardPlaced, Pn532Reader, ReaderEvent, ReaderStatus, ReaderThread
+from box.ports.nfc.reader import FAST_RATE, CardLifted, CardPlaced, Pn532Reader, ReaderEvent, ReaderStatus, ReaderThread
 from box.ports.nfc.simchip import SimulatedPn532, forget_sim_chips, sim_chip
 
 INTERVAL = 0.05
@@ -100,11 +100,65 @@ def test_connect_wakes_configures_and_checks_the_chip() -> None:
     assert script.reader.online
     assert script.chip.commands == {
         Command.SAM_CONFIGURATION: 1,
+        Command.SET_SERIAL_BAUD_RATE: 1,
+        Command.GET_FIRMWARE_VERSION: 2,  # once to check the new rate, once for the status
         Command.RF_CONFIGURATION: 1,
-        Command.GET_FIRMWARE_VERSION: 1,
         Command.IN_LIST_PASSIVE_TARGET: 1,
     }
     assert script.chip.passive_activation_retries < 0x10
+    assert script.chip.rate == FAST_RATE == 460800 and script.reader.rate == FAST_RATE
+
+
+def test_a_line_that_does_not_carry_the_fast_rate_falls_back_to_115200_and_says_so() -> None:
+    script = Script()
+    script.chip.fastest_rate = 115200  # long wires: 460800 comes out garbled both ways
+    [status] = script.poll()  # the chip took 460800 and hears nothing at either rate now
+    assert not status.online and status.message.endswith("after a change of rate: switch it off and on")
+    script.chip.replug()  # switched off and on: 115200 again
+    [status] = script.poll_until(ReaderStatus)[1]
+    assert status.online and status.message.endswith("(PN532 v1.6; 115200 baud: no answer at 460800, check its wiring)")
+    assert script.chip.rate == script.reader.rate == 115200
+    assert script.chip.commands[Command.SET_SERIAL_BAUD_RATE] == 1  # not asked again after the power cycle
+    script.chip.place(UID7)
+    assert script.poll() == [placed(UID7)]
+
+
+def test_a_line_that_garbles_the_fast_rate_only_one_way_gets_the_chip_back_to_115200() -> None:
+    script = Script()
+    script.chip.fastest_rate = 115200
+    chip = script.chip
+    hear = chip.receive
+
+    def heard_at_any_rate(connection: int, data: bytes) -> None:  # the host's bytes get through, the chip's do not
+        tuned, chip.host_rate, chip.fastest_rate = chip.host_rate, chip.rate, chip.rate
+        hear(connection, data)
+        chip.host_rate, chip.fastest_rate = tuned, 115200
+
+    chip.receive = heard_at_any_rate  # type: ignore[method-assign]
+    [status] = script.poll()
+    assert status.online and "115200 baud: no answer at 460800" in status.message
+    assert chip.rate == 115200
+
+
+def test_a_chip_left_at_the_fast_rate_by_an_earlier_run_is_found_there() -> None:
+    script = online(Script())
+    script.reader.close()
+    assert script.chip.rate == FAST_RATE  # no power cycle: the chip keeps its rate
+    again = Pn532Reader("left", "pn532sim://left")
+    [status] = again.poll(1.0)
+    assert status.online and "baud" not in status.message
+    assert script.chip.commands[Command.SET_SERIAL_BAUD_RATE] == 1  # already there: not asked again
+    again.close()
+
+
+def test_the_simulated_chip_hears_only_a_host_at_its_rate() -> None:
+    sim_chip("left")
+    port = serial.serial_for_url("pn532sim://left", baudrate=9600, timeout=0.02)
+    port.write(b"\x55" + encode_frame(0xD4, b"\x14\x01"))
+    assert port.read(100) == b""
+    port.baudrate = 115200
+    port.write(b"\x55" + encode_frame(0xD4, b"\x14\x01"))
+    assert FrameDecoder().feed(port.read(100)) == [Ack(), Response(0xD5, b"\x15")]
 
 
 def test_a_slow_waking_chip_gets_sam_configuration_again() -> None:
@@ -146,7 +200,16 @@ def test_a_card_lying_on_the_reader_is_placed_once(uid: bytes) -> None:
     script = online(Script())
     script.chip.place(uid)
     assert script.poll(50) == [placed(uid)]
-    assert script.chip.commands[Command.IN_RELEASE] == 50
+    assert script.chip.commands[Command.IN_RELEASE] == 49  # each poll releases the card the poll before found
+
+
+def test_a_found_card_is_released_at_the_next_step_not_before_its_event() -> None:
+    script = online(Script())
+    script.chip.place(UID7)
+    assert script.poll(1) == [placed(UID7)]
+    assert script.chip.commands[Command.IN_RELEASE] == 0  # the event did not wait for InRelease
+    assert script.poll(1) == []
+    assert script.chip.commands[Command.IN_RELEASE] == 1
 
 
 def test_a_card_already_there_when_the_reader_connects_is_marked_lying() -> None:
@@ -378,7 +441,7 @@ def test_a_chip_that_keeps_rejecting_commands_is_reported() -> None:
 
     def open_port_with_error_frames(port: str) -> serial.Serial:
         """A line where an error frame comes before every answer."""
-        line = serial.serial_for_url(port, timeout=0.02)
+        line = serial.serial_for_url(port, baudrate=115200, timeout=0.02)
         write = line.write
         line.write = lambda data: (chip.garbage(ERROR_FRAME), write(data))[1]
         return line
@@ -393,7 +456,7 @@ def test_a_chip_that_keeps_rejecting_commands_is_reported() -> None:
 
 def test_the_simulated_chip_answers_unknown_commands_with_an_error_frame() -> None:
     sim_chip("left")
-    port = serial.serial_for_url("pn532sim://left", timeout=0.02)
+    port = serial.serial_for_url("pn532sim://left", baudrate=115200, timeout=0.02)
     port.write(b"\x55" + encode_frame(0xD4, b"\x14\x01") + encode_frame(0xD4, b"\x99"))
     assert FrameDecoder().feed(port.read(100)) == [Ack(), Response(0xD5, b"\x15"), Ack(), ErrorFrame()]
 

@@ -147,7 +147,7 @@ def test_a_burst_of_passes_costs_one_dump_at_once_and_one_at_the_gap_end(world: 
         def subscribed(self) -> bool:
             return True
 
-        def publish(self, state: dict[str, object]) -> None:
+        def publish(self, state: dict[str, object], block: dict[str, object] | None = None) -> None:
             self.dumps.append(state)
 
     control = Listening()

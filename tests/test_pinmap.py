@@ -61,7 +61,7 @@ def test_the_shipped_pin_map_loads():
         ("middle", "/dev/gravebox-middle"),
         ("right", "/dev/gravebox-right"),
     ]
-    assert pinmap.baudrate == 115200
+    assert pinmap.baudrate == 460800
 
 
 def test_readers_keep_file_order(tmp_path):

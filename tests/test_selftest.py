@@ -209,3 +209,26 @@ def test_every_press_title_fits_the_title_bar():
             assert len(test.view(5.0).title) <= 21, test.view(5.0).title
     test.press("roll", "repeat", now=6.0)
     assert test.view(6.0).title == "Self-test: RL repeat"
+
+
+def test_a_reader_left_at_115200_says_why_in_the_report(tmp_path):
+    """A line that garbles the PN532's fast rate: the reader is back at 115200 after a power cycle, and the report says so."""
+    from box.sim.world import SimulatedBox
+    from box.storage.pinmap import load_pinmap
+
+    readers = dict(load_pinmap().readers)
+    world = SimulatedBox(tmp_path, root=lambda tags: SelfTest(readers, now=0.0))
+    test = world.box.root
+    try:
+        chip = world.chip("left")
+        chip.fastest_rate = 115200
+        chip.replug()  # the chip at power-up, on a line that carries no more than 115200
+        world.parts.readers["left"].close()
+        world.advance(2.0)
+        assert "switch it off and on" in test.readers["left"].message  # it took 460800 and went deaf
+        world.chip("left").replug()  # switched off and on (and watched again by the simulator)
+        world.advance(2.0)
+        check = test.readers["left"]
+        assert check.online and check.message.endswith("(PN532 v1.6; 115200 baud: no answer at 460800, check its wiring)")
+    finally:
+        world.close()

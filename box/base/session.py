@@ -238,6 +238,8 @@ class GameSession:
         self.checkpoint_every = checkpoint_every
         self.first = rules.new(Setup(self.players, dict(record.options)), deck)
         self.codec = StateCodec(self.first)
+        self.dumped: tuple[Any, dict[str, Any], dict[str, Any] | None] | None = None  # see `dump`
+        self.views: list[tuple[Any, View]] = []  # the last two states' views (see `view`)
         self.state: Any = self.first
         self.count = 0
         self.base = Base(0, 0, self.first)
@@ -324,7 +326,7 @@ class GameSession:
         if label:
             return label
         secret = isinstance(action, Tap) and self.rules.secret(self.state, action.card)
-        views = None if self.before is None else (self.rules.view(self.before), self.rules.view(self.state))
+        views = None if self.before is None else (self.view(self.before), self.view(self.state))
         return describe(action, self.deck, secret, views)
 
     def said_last(self) -> str:
@@ -367,7 +369,33 @@ class GameSession:
         return True
 
     def dump(self) -> dict[str, Any]:
-        return self.rules.dump(self.state)
+        """The game's dump of the state in play (shared: never change it), made once a state: a
+        state is immutable, and an action's events, the socket's followers and the next action's
+        `before` all ask for the same one."""
+        return self._dumps()[1]
+
+    def view(self, state: Any) -> View:
+        """The rules' view of `state`, made once for each of the last two states asked (the screen
+        asks for the state in play, the undo label for it and the one before)."""
+        for seen, view in self.views:
+            if seen is state:
+                return view
+        view = self.rules.view(state)
+        self.views = [*self.views[-1:], (state, view)]
+        return view
+
+    def public(self) -> dict[str, Any]:
+        """`dump` as the table may see it (`Rules.public`: the game's secrets out), once a state."""
+        state, dump, public = self._dumps()
+        if public is None:
+            public = self.rules.secrets.hide(dump)
+            self.dumped = (state, dump, public)
+        return public
+
+    def _dumps(self) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+        if self.dumped is None or self.dumped[0] is not self.state:
+            self.dumped = (self.state, self.rules.dump(self.state), None)
+        return self.dumped
 
     def _newest_checkpoint(self) -> Base:
         """The newest checkpoint of this game that this code can use, else the first state."""

@@ -170,13 +170,14 @@ def open_parts(
 def make_readers(pinmap: PinMap, opener: Callable[[str], Any] | None) -> dict[str, ReaderPort]:
     """The pin map's readers: on `opener`'s simulated chips (``pn532sim://NAME``), else on their serial
     ports; they share what they know of the tags' records (box/ports/nfc/reader.py's `KnownRecords`)."""
-    from box.ports.nfc.reader import KnownRecords, Pn532Reader
+    from box.ports.nfc.reader import BAUD_RATE, KnownRecords, Pn532Reader
 
     known = KnownRecords()  # a tag's record, read once on any reader, is known to them all
+    rate = pinmap.baudrate  # asked of each chip once it answers at BAUD_RATE, its rate at power-up
     if opener is None:
-        opener = serial_opener(pinmap.baudrate)
-        return {name: Pn532Reader(name, port, open_port=opener, known=known) for name, port in pinmap.readers.items()}
-    return {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener, known=known) for name in pinmap.readers}
+        opener = serial_opener(BAUD_RATE)
+        return {name: Pn532Reader(name, port, open_port=opener, known=known, rate=rate) for name, port in pinmap.readers.items()}
+    return {name: Pn532Reader(name, f"pn532sim://{name}", open_port=opener, known=known, rate=rate) for name in pinmap.readers}
 
 
 def simulated_opener() -> Callable[[str], Any]:
@@ -198,7 +199,8 @@ def simulated_opener() -> Callable[[str], Any]:
 
 
 def serial_opener(baudrate: int) -> Callable[[str], Any]:
-    """Open a reader's serial device at the pin map's speed, with a short read timeout.
+    """Open a reader's serial device at `baudrate` (a PN532's 115200 at power-up: its driver then asks
+    it for the pin map's rate), with a short read timeout.
 
     Exclusive: a second program (a self-test beside the running service) is refused the port
     instead of sharing it and garbling both; the reader reports it as in use.

@@ -31,7 +31,8 @@ from box.core.hardware import Parts
 from box.core.service import Box
 from box.events import Subscription
 from box.games.base import View
-from box.links.control import ControlCommand, ControlServer, EncodedEvents
+from box.links.control import ControlCommand, ControlServer
+from box.links.statelines import EncodedEvents
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
@@ -151,7 +152,9 @@ class BoxLoop:
             "undo": self.undo_label(),
             "mqtt": mqtt,
         }
-        self.control.publish({**self.box.dump(now), **health})  # sent when changed
+        session = self.box.session
+        block = session.public() if session is not None else None  # the game's keys: compared whole
+        self.control.publish({**self.box.dump(now), **health}, block)  # sent when changed
 
     def seen_tags(self) -> dict[str, dict[str, Any]]:
         """The last tag on each reader as the box knew it: its UID and the card it is (its record's, else

@@ -43,12 +43,12 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from box.events import EncodedEvent
+from box.links.statelines import StateLines
 from box.links.trust import Trust, Untrusted, make_folder
 from box.messages import ControlCommand
 
@@ -96,34 +96,6 @@ COMMANDS: dict[str, dict[str, type]] = {
 WIDE = {"ms": 10**15}  # a whole number field this large (a phone's clock in ms); every other is 0 to 86400
 MOST_SEATS = 10  # names a "start" may seat
 MOST_OPTIONS = 20
-
-
-class EncodedEvents(list[EncodedEvent]):
-    """The dump's events as they are, their JSON joined from each one's (`publish` uses it as it is)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, events: Iterable[EncodedEvent]) -> None:
-        super().__init__(events)
-        self.text = "[" + ",".join(event.text for event in self) + "]"
-
-
-def state_line(state: dict[str, Any]) -> bytes:
-    """The state dump as the subscribers get it: one JSON line, its keys sorted, the events (when
-    already encoded) last.
-
-    >>> events = EncodedEvents([EncodedEvent({"event": "undone", "seq": 1})])
-    >>> state_line({"screen": "menu", "events": events, "game": None})
-    b'{"state":{"game":null,"screen":"menu","events":[{"event":"undone","seq":1}]}}\\n'
-    >>> json.loads(state_line({"events": events}))["state"]["events"][0]["seq"]
-    1
-    """
-    events = state.get("events")
-    if not isinstance(events, EncodedEvents):
-        return json.dumps({"state": state}, separators=(",", ":"), sort_keys=True).encode() + b"\n"
-    rest = json.dumps({k: v for k, v in state.items() if k != "events"}, separators=(",", ":"), sort_keys=True)
-    joined = rest[:-1] + ("," if rest != "{}" else "") + '"events":' + events.text + "}"
-    return ('{"state":' + joined + "}").encode() + b"\n"
 
 
 class Refusal(Exception):
@@ -257,6 +229,7 @@ class ControlServer:
         self.changed = threading.Condition()
         self.version = 0
         self.latest: bytes | None = None  # the newest state dump, one JSON line
+        self.encoder = StateLines()  # used on the loop's thread only (`publish`)
         self.clients: dict[socket.socket, bool] = {}  # each connection: whether it is the box's own user's
         self.subscribers = 0
         self.lock = threading.Lock()
@@ -266,9 +239,10 @@ class ControlServer:
 
     # ----- the loop's side -------------------------------------------------------------------
 
-    def publish(self, state: dict[str, Any]) -> None:
-        """Called by the loop after a change: remember the dump and wake the subscribers (never blocks)."""
-        line = state_line(state)
+    def publish(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> None:
+        """Called by the loop after a change: remember the dump and wake the subscribers (never blocks);
+        `block`: the game's own keys, as `StateLines.line` takes them."""
+        line = self.encoder.line(state, block)
         with self.changed:
             if line == self.latest:
                 return

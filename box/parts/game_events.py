@@ -16,7 +16,7 @@ from box.events import ActionAccepted, Event, GameOver, Standing, TurnPassed
 def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
     """The events of the step just taken; `before` is the game's dump before it."""
     game, rules, state = session.record.name, session.rules, session.state
-    after = rules.dump(state)
+    after = session.dump()
     player, figures = after.get("current_player"), rules.figures_of(state)
     events: list[Event] = [ActionAccepted(game, session.said_last(), before.get("current_player"))]
     events += rules.events(session.before, state) if session.before is not None else ()
@@ -35,4 +35,4 @@ def game_events(session: GameSession, before: dict[str, Any]) -> list[Event]:
 def standing(session: GameSession) -> Standing:
     """Where the game in play stands: whose turn, each player's figures (after an undo, say)."""
     state = session.state
-    return Standing(session.record.name, session.rules.dump(state).get("current_player"), session.rules.figures_of(state))
+    return Standing(session.record.name, session.dump().get("current_player"), session.rules.figures_of(state))

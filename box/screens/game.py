@@ -75,7 +75,7 @@ class GameScreen(BaseScreen):
             self.session.journal.on_commit(self.game_host.accepted(result, now, before))
 
     def view(self, now: float) -> View:
-        view = self.session.rules.view(self.session.state)
+        view = self.session.view(self.session.state)
         return over_view(view) if self.over() else view
 
     def dump(self) -> dict[str, Any]:
@@ -85,7 +85,7 @@ class GameScreen(BaseScreen):
             "players": list(session.players),
             "options": dict(session.record.options),
             "actions": session.count,
-            **session.rules.public(session.state),  # the game's secrets stay at the table
+            **session.public(),  # the game's secrets stay at the table
         }
 
 

@@ -1,7 +1,9 @@
 """The OLED's font: X11 misc-fixed 6x9 (public domain), its glyphs kept raw in box/screens/font_data.py.
 
 Every character is 6 pixels wide; a line of text becomes a mask (`Image.frombytes` and
-`transpose`, public Pillow calls) that `draw` pastes. Which characters it has is box.words.SHOWN: Latin with
+`transpose`, public Pillow calls) that `draw` pastes. The masks of the last MASKS texts are kept:
+the same lines come back screen after screen (names, choices, hints), and making a mask costs
+~100,000 instructions (Pillow's decoder and transpose), a look-up next to nothing. Which characters it has is box.words.SHOWN: Latin with
 its extensions, Greek, Cyrillic and common signs.
 
 >>> font = BitmapFont.load()
@@ -14,12 +16,15 @@ its extensions, Greek, Cyrillic and common signs.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from box.words import SHOWN
 
 if TYPE_CHECKING:
     from PIL import Image
+
+MASKS = 64  # the texts whose masks are kept (~2 KB each: a screen's lines, a picker's choices)
 
 
 class BitmapFont:
@@ -32,6 +37,7 @@ class BitmapFont:
         self._lasts = tuple(last for _, last in ranges)
         self._starts: list[int] = []  # the index of each range's first glyph
         self._cells: dict[str, bytes] = {}  # the glyphs drawn so far, on their side (see `_cell`)
+        self._masks: OrderedDict[str, Image.Image] = OrderedDict()  # the newest texts' masks (see `mask`)
         count = 0
         for first, last in ranges:
             self._starts.append(count)
@@ -77,13 +83,21 @@ class BitmapFont:
         return cell
 
     def mask(self, text: str) -> Image.Image:
-        """`text` as a mode "L" mask, 255 where the glyphs are lit (a character it lacks: '?')."""
+        """`text` as a mode "L" mask, 255 where the glyphs are lit (a character it lacks: '?'); shared:
+        never draw on it."""
+        mask = self._masks.get(text)
+        if mask is not None:
+            self._masks.move_to_end(text)
+            return mask
         from PIL import Image
 
         if not text:
             return Image.new("L", (0, self.height))
         side = Image.frombytes("L", (self.height, self.width * len(text)), b"".join(map(self._cell, text)))
-        return side.transpose(Image.Transpose.TRANSPOSE)
+        mask = self._masks[text] = side.transpose(Image.Transpose.TRANSPOSE)
+        if len(self._masks) > MASKS:
+            self._masks.popitem(last=False)
+        return mask
 
     def draw(self, image: Image.Image, xy: tuple[int, int], text: str, fill: int = 1) -> None:
         """`text` on `image` with its glyph cells' top left corner at `xy`, in `fill` (0 or 1)."""

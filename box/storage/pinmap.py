@@ -195,7 +195,7 @@ class _Checker:
             readers[name] = device
         if not readers:
             raise self.fail("readers", None, f"no readers: name at least one of {', '.join(READERS)}")
-        baudrate = section.get("baudrate", 115200)
+        baudrate = section.get("baudrate", 460800)  # the rate the PN532s are asked for (they start at 115200)
         if not (isinstance(baudrate, int) and baudrate in BAUDRATES):
             raise self.fail("readers", "baudrate", f"must be one of {', '.join(map(str, BAUDRATES))}, not {baudrate!r}")
         return readers, baudrate

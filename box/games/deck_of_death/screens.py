@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from box.games.base import View
 from box.games.deck_of_death.state import (
@@ -201,15 +202,21 @@ def chaos(state: State) -> View:
 
 def immunity(state: State) -> View:
     overlay = expect(state.overlay, Overlay)
-    return _picker(_white_title(state, overlay, ": who?"), state.players, overlay.cursor)
+    return _over_phase(state, _picker(_white_title(state, overlay, ": who?"), state.players, overlay.cursor))
 
 
 def rule_creator(state: State) -> View:
     overlay = expect(state.overlay, Overlay)
     if overlay.slot is None:
         names = tuple(_space_name(state, slot) for slot in state.board.card_slots())
-        return _picker(_white_title(state, overlay, ": where?"), names, overlay.cursor, free=True)
-    return _picker(_white_title(state, overlay, ": whose?"), state.players, overlay.cursor)
+        return _over_phase(state, _picker(_white_title(state, overlay, ": where?"), names, overlay.cursor, free=True))
+    return _over_phase(state, _picker(_white_title(state, overlay, ": whose?"), state.players, overlay.cursor))
+
+
+def _over_phase(state: State, picker: View) -> View:
+    """A tapped card's picker keeps the phase's bottom line (its notice, the last thing that
+    happened): it opens over the phase, and the panel's pages that hold the line need not change."""
+    return replace(picker, notice=picker.notice or state.notice)
 
 
 def menu(state: State) -> View:
@@ -235,7 +242,7 @@ def broken(state: State) -> View:
     """A rule tapped: who broke it (the cost in the title)?"""
     overlay = expect(state.overlay, Overlay)
     count = cost(state, overlay.card or "") or 0
-    return _picker(f"Broke it: {forfeit(state, count)}"[:LINE_CHARS], state.players, overlay.cursor)
+    return _over_phase(state, _picker(f"Broke it: {forfeit(state, count)}"[:LINE_CHARS], state.players, overlay.cursor))
 
 
 def _token_where(state: State, player: int) -> str:

@@ -105,8 +105,8 @@ class PacedControl(ControlServer):
         self.child, self.margin = child, margin
         self.newest: tuple[str, int] | None = None  # the newest numbered event published
 
-    def publish(self, state: dict[str, Any]) -> None:
-        super().publish(state)
+    def publish(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> None:
+        super().publish(state, block)
         numbered = [e for e in state.get("events") or () if isinstance(e, dict) and isinstance(e.get("seq"), int)]
         if numbered:
             self.newest = (str(numbered[-1]["run"]), numbered[-1]["seq"])

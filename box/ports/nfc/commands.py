@@ -22,6 +22,7 @@ class Command(IntEnum):
     """Command codes (the byte after TFI D4)."""
 
     GET_FIRMWARE_VERSION = 0x02
+    SET_SERIAL_BAUD_RATE = 0x10
     SAM_CONFIGURATION = 0x14
     RF_CONFIGURATION = 0x32
     IN_DATA_EXCHANGE = 0x40
@@ -46,6 +47,10 @@ MAX_RETRIES = bytes([MAX_RETRIES_CONFIG_ITEM, 0xFF, 0x01, MAX_PASSIVE_ACTIVATION
 ONE_TYPE_A_TARGET = bytes([0x01, 0x00])
 """InListPassiveTarget: at most one target, 106 kbps type A (MIFARE, NTAG)."""
 RELEASE_ALL_TARGETS = bytes([0x00])
+SERIAL_RATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1288000)
+"""SetSerialBaudRate's rates, by their code (the index): the chip takes the new one after the host's ACK."""
+POWER_UP_RATE = 115200
+"""The HSU rate a PN532 has after power-up (and keeps until told otherwise or powered off)."""
 PN532_IC = 0x32
 TARGET = 0x01
 """The logical number InListPassiveTarget gives the one target it lists."""

@@ -36,6 +36,7 @@ class Serial(SerialBase):
         self._chip: SimulatedPn532 = self.chips.chip(parts.netloc)
         self._connection = self._chip.connect()
         self.is_open = True
+        self._chip.set_host_rate(self.baudrate)
 
     def close(self) -> None:
         """Close the port (the chip stays as it is)."""
@@ -73,7 +74,9 @@ class Serial(SerialBase):
         """Nothing to drop: writes reach the chip at once."""
 
     def _reconfigure_port(self, *args: object) -> None:
-        """Baud rate and the like mean nothing to the simulated line."""
+        """Tell the chip the port's rate (a chip at another rate hears garbage); the rest means nothing here."""
+        if self.is_open:
+            self._chip.set_host_rate(self.baudrate)
 
     def _update_rts_state(self) -> None:
         """RTS is not wired on a PN532 board."""

@@ -46,8 +46,10 @@ from box.ports.nfc.commands import (
     MAX_RETRIES,
     MAX_RETRIES_CONFIG_ITEM,
     ONE_TYPE_A_TARGET,
+    POWER_UP_RATE,
     RELEASE_ALL_TARGETS,
     SAM_NORMAL_MODE,
+    SERIAL_RATES,
     WAKE_UP,
     BadAnswer,
     Command,
@@ -62,7 +64,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-BAUD_RATE = 115200
+BAUD_RATE = POWER_UP_RATE
+"""The rate a port is opened at: the chip's after power-up."""
+FAST_RATE = 460800
+"""The rate the driver asks the chip for (SetSerialBaudRate): a known tag's answer crosses the line
+in under 1 ms instead of 3.4 ms; where the line does not carry it, the reader stays at BAUD_RATE and says so."""
+RATE_SETTLE = 0.002
+"""Seconds between the ACK that makes the chip change its rate and the host changing its own."""
 READ_TIMEOUT = 0.02
 """Longest one read waits for its first byte (seconds)."""
 QUIET_READS = 4
@@ -158,17 +166,23 @@ class Pn532Reader:
         misses_to_lift: int = 3,
         backoff: Sequence[float] = (0.25, 0.5, 1.0, 1.5),
         known: KnownRecords | None = None,
+        rate: int = FAST_RATE,
     ) -> None:
+        """``rate``: the HSU rate to ask the chip for once it answers at BAUD_RATE (BAUD_RATE: stay there)."""
         if misses_to_lift < 1:
             raise ValueError(f"reader {name}: misses_to_lift must be at least 1, not {misses_to_lift}")
         if not backoff or min(backoff) <= 0:
             raise ValueError(f"reader {name}: backoff needs positive delays in seconds, not {backoff!r}")
+        if rate not in SERIAL_RATES:
+            raise ValueError(f"reader {name}: a PN532 takes one of {', '.join(map(str, SERIAL_RATES))} baud, not {rate}")
         self.name = name
         self.port = port
         self.misses_to_lift = misses_to_lift
         self.backoff = tuple(backoff)
         self._open_port = open_port
         self.known = known if known is not None else KnownRecords()
+        self.rate = rate  # the rate wanted; BAUD_RATE after the chip did not answer at it (see `slow`)
+        self.slow = ""  # why the reader stays at BAUD_RATE though another rate was asked for: for its status
         self._serial: serial.Serial | None = None
         self._ready = False
         self._card: bytes | None = None
@@ -177,6 +191,7 @@ class Pn532Reader:
         self._retry_at = float("-inf")
         self._reported: tuple[bool, str] | None = None
         self._armed = False  # watching: an InListPassiveTarget is pending, answered when a card comes
+        self._release_due = False  # a card answered and is still selected: released at the next step
         self._decoder = FrameDecoder()
         self._heard: list[Frame] = []
         self._requests: list[WriteCard] = []
@@ -227,6 +242,7 @@ class Pn532Reader:
                 self._exchange(Command.RF_CONFIGURATION, WAIT_FOR_CARD, bytes)
                 return events, 0.0 if self._card is None else interval
             if not self._armed:
+                self._release()
                 self._arm()
             answer = self._await_target(keepalive if self._card is None else interval)
             if answer is None:
@@ -263,6 +279,7 @@ class Pn532Reader:
     def close(self) -> None:
         """Close the serial port; the next poll opens it again."""
         port, self._serial, self._ready, self._armed = self._serial, None, False, False
+        self._release_due = False  # a reconnect starts the chip afresh
         if port is not None:
             try:
                 port.close()
@@ -282,16 +299,77 @@ class Pn532Reader:
             if getattr(error, "errno", None) in PORT_BUSY:
                 raise _Offline(self._busy_message()) from error
             raise _Offline(self._unplugged_message()) from error
+        outcome = self._wake()
+        if not isinstance(outcome, Response) and self.rate != BAUD_RATE:
+            self._set_rate(self.rate)  # a chip keeps its rate until powered off: an earlier run may have set it
+            there = self._wake()
+            outcome = there if isinstance(there, Response) or outcome is None else outcome
+        if outcome is None and self.slow.startswith(f"{BAUD_RATE} baud: no answer"):
+            raise _Offline(self._deaf_message())
+        if not isinstance(outcome, Response):
+            raise _Offline(self._failure_message(Command.SAM_CONFIGURATION, outcome))
+        if self._port().baudrate != self.rate:
+            self._speed_up()
+        self._exchange(Command.RF_CONFIGURATION, retries, bytes)
+        version = self._exchange(Command.GET_FIRMWARE_VERSION, b"", parse_firmware)
+        return f"{version}; {self.slow}" if self.slow else version
+
+    def _wake(self) -> Response | ErrorFrame | Nack | None:
+        """Wake the chip and configure its SAM, a few tries (a sleeping chip loses the first bytes)."""
+        outcome: Response | ErrorFrame | Nack | None = None
         for _ in range(WAKE_ATTEMPTS):
             self._write(WAKE_UP)
             outcome = self._send_and_wait(Command.SAM_CONFIGURATION, SAM_NORMAL_MODE, flush_first=True)
             if isinstance(outcome, Response):
                 break
             self._write(ACK)
+        return outcome
+
+    def _speed_up(self) -> None:
+        """Ask the chip for `rate` (SetSerialBaudRate, then the host's ACK: both change), and check that it
+        answers there; else ask it back to BAUD_RATE and stay there, saying why in the reader's status. A
+        chip that hears neither keeps the fast rate until it is switched off and on: the reader is then
+        offline and says so, and asks for no other rate again."""
+        wanted = self.rate
+        try:
+            self._set_rate(wanted)  # a port (an adapter) that cannot take the rate says so before the chip is asked
+            self._set_rate(BAUD_RATE)
+        except (_Offline, ValueError) as problem:
+            self._stay_slow(f"{BAUD_RATE} baud: its port cannot take {wanted} ({problem})")
+            return
+        outcome = self._send_and_wait(Command.SET_SERIAL_BAUD_RATE, bytes([SERIAL_RATES.index(wanted)]))
         if not isinstance(outcome, Response):
-            raise _Offline(self._failure_message(Command.SAM_CONFIGURATION, outcome))
-        self._exchange(Command.RF_CONFIGURATION, retries, bytes)
-        return self._exchange(Command.GET_FIRMWARE_VERSION, b"", parse_firmware)
+            self._stay_slow(f"{BAUD_RATE} baud: its chip refused {wanted}")
+            return
+        self._change_rate(wanted)
+        if isinstance(self._send_and_wait(Command.GET_FIRMWARE_VERSION, b"", flush_first=True), Response):
+            return
+        self._stay_slow(f"{BAUD_RATE} baud: no answer at {wanted}, check its wiring")
+        back = encode_command(Command.SET_SERIAL_BAUD_RATE, bytes([SERIAL_RATES.index(BAUD_RATE)]))
+        for _ in range(WAKE_ATTEMPTS):  # unheard answers: a garbling line may let one of them through
+            self._write(back)
+            self._write(ACK)
+        self._change_rate(BAUD_RATE)
+        if not isinstance(self._wake(), Response):
+            raise _Offline(self._deaf_message())
+
+    def _deaf_message(self) -> str:
+        return f"reader {self.name}: no answer on {self.port} after a change of rate: switch it off and on"
+
+    def _change_rate(self, rate: int) -> None:
+        """The host's side of a change of rate: its ACK sent on the line, a pause, then its port's rate."""
+        self._write(ACK)
+        self._guarded(self._port().flush)
+        time.sleep(RATE_SETTLE)
+        self._set_rate(rate)
+
+    def _stay_slow(self, why: str) -> None:
+        logger.warning("reader %s: %s", self.name, why)
+        self.rate, self.slow = BAUD_RATE, why
+
+    def _set_rate(self, rate: int) -> None:
+        port = self._port()
+        self._guarded(partial(setattr, port, "baudrate", rate))
 
     def _go_offline(self, now: float, message: str) -> list[ReaderEvent]:
         self.close()
@@ -324,16 +402,19 @@ class Pn532Reader:
     # --- polling ----------------------------------------------------------------------
 
     def _scan(self, connecting: bool) -> list[ReaderEvent]:
+        self._release()
         target = self._exchange(Command.IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, parse_target)
         if target is None:
             return self._missed()
         return self._target_found(target, lying=connecting)
 
     def _target_found(self, target: Target, lying: bool) -> list[ReaderEvent]:
-        """A card answered and is still selected: what its answer means, then release it.
+        """A card answered and is still selected: what its answer means.
 
         The one place, polled or watched, where the chip still talks to the card after it
-        answered: a new card's record is read here, and the write requests are done here.
+        answered: a new card's record is read here, and the write requests are done here. The
+        card is released at the start of the next step (`_release`), not here: the events go
+        to the loop without waiting for InRelease's bytes on the line.
         """
         from box.ports.nfc.tagio import read_identity, write_card  # the tag I/O: see load_tag_io
 
@@ -347,8 +428,14 @@ class Pn532Reader:
                 self.known.forget(target.uid)  # written or not, the next lay reads what it holds
             done = write_card(target, request, self._transceive) if request.uid == target.uid else None
             events.append(done or self._not_there(request))
-        self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)
+        self._release_due = True
         return events
+
+    def _release(self) -> None:
+        """Release the card the last step found, before the chip is asked for a card again."""
+        if self._release_due:
+            self._release_due = False
+            self._exchange(Command.IN_RELEASE, RELEASE_ALL_TARGETS, bytes)
 
     def _take_requests(self) -> list[WriteCard]:
         with self._requests_lock:

@@ -11,7 +11,7 @@ this module registers the URL scheme with pyserial.
 >>> from box.ports.nfc.commands import SAM_NORMAL_MODE, WAKE_UP, Command
 >>> chip = sim_chip("doc-example")
 >>> chip.place(bytes.fromhex("04a1b2c3d4e5f6"))
->>> port = serial.serial_for_url("pn532sim://doc-example", timeout=0.02)
+>>> port = serial.serial_for_url("pn532sim://doc-example", baudrate=115200, timeout=0.02)
 >>> _ = port.write(WAKE_UP + encode_command(Command.SAM_CONFIGURATION, SAM_NORMAL_MODE))
 >>> FrameDecoder().feed(port.read(64))
 [Ack(), Response(tfi=213, payload=b'\\x15')]
@@ -44,7 +44,9 @@ from box.ports.nfc.codec import (
 from box.ports.nfc.commands import (
     MAX_RETRIES_CONFIG_ITEM,
     PAGE_SIZE,
+    POWER_UP_RATE,
     READ_SIZE,
+    SERIAL_RATES,
     TAG_READ,
     TAG_WRITE,
     TARGET,
@@ -209,6 +211,10 @@ class SimulatedPn532:
         self._connection = 0
         self._io_error: type[Exception] = serial.SerialException
         self._pending_garbage = bytearray()
+        self.fastest_rate = SERIAL_RATES[-1]
+        """The fastest rate the line carries (its wires, the host's adapter): above it the bytes are garbled."""
+        self.host_rate = POWER_UP_RATE
+        """The rate the host's port is set to (its pyserial port says it on each change)."""
         self._power_up()
 
     def _power_up(self) -> None:
@@ -222,6 +228,9 @@ class SimulatedPn532:
         self._last_response = b""
         self._target_wanted = False
         """An InListPassiveTarget waits for a card: it is answered when one is placed."""
+        self.rate = POWER_UP_RATE
+        """The chip's own HSU rate: it hears and is heard only by a host set to it, on a line that carries it."""
+        self._rate_after_ack: int | None = None  # SetSerialBaudRate answered: the rate taken at the host's ACK
 
     # --- what a test does to the chip -------------------------------------------------
 
@@ -268,10 +277,11 @@ class SimulatedPn532:
             self._power_up()
 
     def sleep(self, slow_wake: int = 0) -> None:
-        """Put the chip back in low-power mode; after waking it loses ``slow_wake`` more frames."""
+        """Put the chip back in low-power mode (its HSU rate kept); after waking it loses ``slow_wake`` more frames."""
         with self._lock:
+            rate = self.rate
             self._power_up()
-            self._lost_after_wake = slow_wake
+            self.rate, self._lost_after_wake = rate, slow_wake
 
     def garbage(self, data: bytes) -> None:
         """Bytes that arrive on the line just before the next response frame."""
@@ -298,8 +308,8 @@ class SimulatedPn532:
         """Bytes the host writes: a sleeping chip loses them up to the wake-up ``55``."""
         with self._lock:
             self._check_line(connection)
-            if self.silent:
-                return
+            if self.silent or not self._in_tune():
+                return  # garbled at the wrong rate: no frame comes out of it
             if self._asleep:
                 wake_at = data.find(b"\x55")
                 if wake_at < 0:
@@ -318,6 +328,9 @@ class SimulatedPn532:
         """
         with self._lock:
             self._check_line(connection)
+            if not self._in_tune():
+                self._output.clear()  # garbled at the wrong rate: the host makes no frame of it
+                return b""
             if not self._output and self._target_wanted and (timeout is None or timeout > 0):
                 self._sent.wait_for(lambda: self._output or self._cancel_read or not self._line_ok(connection), timeout)
                 self._check_line(connection)
@@ -344,6 +357,15 @@ class SimulatedPn532:
             self._cancel_read = True
             self._sent.notify_all()
 
+    def set_host_rate(self, rate: int) -> None:
+        """The host's port changed its rate (pyserial's reconfigure): what it sends and hears now."""
+        with self._lock:
+            self.host_rate = rate
+
+    def _in_tune(self) -> bool:
+        """Whether host and chip hear each other: the same rate, one the line carries."""
+        return self.host_rate == self.rate <= self.fastest_rate
+
     def _line_ok(self, connection: int) -> bool:
         return self._plugged and connection == self._connection
 
@@ -354,7 +376,9 @@ class SimulatedPn532:
     # --- the chip's firmware -------------------------------------------------------------
 
     def _answer(self, frame: Frame) -> None:
-        if isinstance(frame, Ack):
+        if isinstance(frame, Ack) and self._rate_after_ack is not None:
+            self.rate, self._rate_after_ack = self._rate_after_ack, None  # SetSerialBaudRate's ACK: the new rate
+        elif isinstance(frame, Ack):
             self.aborts += 1
             self._target_wanted = False
         elif isinstance(frame, Nack):
@@ -370,7 +394,7 @@ class SimulatedPn532:
             return
         if not self._sam_configured and command != Command.SAM_CONFIGURATION:
             return
-        self._target_wanted = False
+        self._target_wanted, self._rate_after_ack = False, None
         self.commands[command] += 1
         self._output += ACK
         answer = self._command_answer(command, params)
@@ -382,6 +406,9 @@ class SimulatedPn532:
         match command:
             case Command.GET_FIRMWARE_VERSION:
                 return self._frame(command, self.firmware_version)
+            case Command.SET_SERIAL_BAUD_RATE if len(params) == 1 and params[0] < len(SERIAL_RATES):
+                self._rate_after_ack = SERIAL_RATES[params[0]]
+                return self._frame(command)
             case Command.SAM_CONFIGURATION if params[:1] == b"\x01":
                 self._sam_configured = True
                 return self._frame(command)
@@ -470,7 +497,7 @@ class SimChips:
         """A reader's `open_port` for ``pn532sim://`` URLs wired to these chips."""
 
         def open_port(url: str) -> serial.Serial:
-            port = serial.serial_for_url(url, do_not_open=True)
+            port = serial.serial_for_url(url, baudrate=POWER_UP_RATE, do_not_open=True)
             if not hasattr(port, "chips"):  # not protocol_pn532sim's Serial, which finds its chip there
                 raise ValueError(f"{url!r} is not a {URL_SCHEME}://NAME port")
             port.chips = self  # the URL handler's Serial finds its chip here

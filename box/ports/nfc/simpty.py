@@ -8,9 +8,12 @@ Run in its own process (as the benchmarks do) or on a thread (as the tests do)::
 
 prints one JSON line ``{"left": "/dev/pts/5", ...}``, then takes one command a line on stdin,
 ``place NAME UIDHEX [GAME CARD]`` (a bare tag, or an NTAG213 carrying that card's record) or
-``lift NAME``, until stdin ends. With ``--baud RATE`` first, each answer goes out when the bytes
-of the command before it and its own would have crossed a UART at that rate (10 bits a byte):
-a chip at a real line's pace, where a pty by itself passes bytes at once.
+``lift NAME``, until stdin ends. Each chip hears the host only at its own HSU rate (115200 after
+power-up, another after SetSerialBaudRate): the host's rate is read from the pty's settings, which
+pyserial sets. With ``--baud RATE`` first, the line is paced: each answer goes out when the bytes
+of the command before it and its own would have crossed a UART at the chip's rate (10 bits a byte),
+a chip at a real line's pace, where a pty by itself passes bytes at once; RATE is the fastest the
+line carries (above it the bytes are garbled, and the driver falls back to 115200).
 
 >>> import threading
 >>> from box.ports.nfc.reader import Pn532Reader
@@ -28,11 +31,21 @@ import json
 import os
 import select
 import sys
+import termios
 import time
 import tty
 from collections.abc import Iterable
 
+from box.ports.nfc.commands import SERIAL_RATES
 from box.ports.nfc.simchip import SimNtag, SimulatedPn532
+
+SPEEDS = {getattr(termios, f"B{rate}"): rate for rate in SERIAL_RATES if hasattr(termios, f"B{rate}")}
+"""termios' speed constants, by the rate they stand for (1288000 has none: a pty cannot be set to it)."""
+
+
+def host_rate(fd: int) -> int:
+    """The rate the host's end of a pty is set to (a pty pair shares its settings)."""
+    return SPEEDS.get(termios.tcgetattr(fd)[4], 0)
 
 
 class PtyChips:
@@ -48,6 +61,8 @@ class PtyChips:
             master, slave = os.openpty()
             tty.setraw(slave)  # no echo, no line editing: bytes pass as they are, as on a UART
             chip = SimulatedPn532(name)
+            if baud:
+                chip.fastest_rate = baud
             self.chips[name], self.paths[name] = chip, os.ttyname(slave)
             self._ends[master] = (chip, chip.connect(), slave)  # the slave stays open: no hang-up between opens
         self._wake_read, self._wake_write = os.pipe()
@@ -89,12 +104,13 @@ class PtyChips:
                         except OSError:
                             continue  # no side has the slave open for a moment
                         self.owed[fd] = self.owed.get(fd, 0) + len(data)
+                        chip.set_host_rate(host_rate(fd))
                         chip.receive(connection, data)
                 for master, (chip, connection, _) in self._ends.items():
                     answer = chip.send(connection, 65536)
                     if answer:
                         if self.baud:
-                            time.sleep((self.owed.pop(master, 0) + len(answer)) * 10 / self.baud)
+                            time.sleep((self.owed.pop(master, 0) + len(answer)) * 10 / chip.rate)
                         os.write(master, answer)
         finally:
             for master, (_, _, slave) in self._ends.items():
