@@ -6,8 +6,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +46,18 @@ def environment(**extra: str) -> dict[str, str]:
     """This environment without systemd's notify variables, with the checkout on the path."""
     env = {key: value for key, value in os.environ.items() if key not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
     return {**env, "PYTHONPATH": str(REPO), **extra}
+
+
+async def until_published(link: Any, advance: Callable[[], None], heard: Callable[[Any], bool], limit: float = 10.0) -> None:
+    """Make passes of a simulated box (`advance`) until the page's `link` has a state that `heard`
+    accepts, at most `limit` seconds. A pass made before the page's subscription reached the box
+    publishes nothing (the box dumps only for a follower): the next pass does."""
+    import asyncio
+
+    async def passes() -> None:
+        while not heard(link.state):
+            advance()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(link.changed.wait(), 0.5)
+
+    await asyncio.wait_for(passes(), limit)

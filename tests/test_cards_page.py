@@ -3,7 +3,6 @@ page's, and a card played normally on any reader is named in "Last tag seen", no
 
 from __future__ import annotations
 
-import asyncio
 import html
 import re
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from box.links.control import ControlServer
 from box.sim.world import SimulatedBox
 from box.storage.tags import TAGS_FILE, TagMap
 from box.web.app import WebSettings, create_app
+from tests.support import until_published
 
 DECKS = Path(__file__).parent / "scenarios" / "dead-set" / "decks"
 
@@ -41,12 +41,7 @@ def page_after(world: SimulatedBox, client: TestClient, wanted: str) -> str:
     """The Cards page once the box's newest state (in which `wanted` shows) reached the page."""
     link = client.app_state.link  # type: ignore[attr-defined]
 
-    async def heard() -> None:
-        while wanted not in str(link.state):
-            world.advance(0.05)
-            await asyncio.wait_for(link.changed.wait(), 0.5)
-
-    client.portal.call(heard)
+    client.portal.call(until_published, link, lambda: world.advance(0.05), lambda state: wanted in str(state))
     return html.unescape(client.get("/cards?deck=dead-set").text)
 
 

@@ -8,7 +8,6 @@ journal once it stops), `/api/state`, the exports and the read models on disk ar
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 from pathlib import Path
@@ -21,6 +20,7 @@ from box.games import GAMES, rules_for
 from box.links.control import ControlServer
 from box.sim.script import run_script
 from box.web.app import WebSettings, create_app
+from tests.support import until_published
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 PAGES = ("/", "/api/state", "/history", "/history.json", "/history.csv", "/stats", "/box", "/roster", "/start",
@@ -66,12 +66,8 @@ def outputs(tmp_path: Path, game: str, script: Path) -> dict[str, str]:
         with TestClient(app) as client:
             link = app.state.link
 
-            async def heard() -> None:
-                while (link.state or {}).get("game") != game:
-                    world.advance(0.05)  # a pass: the page listens now, so the box publishes
-                    await asyncio.wait_for(link.changed.wait(), 0.5)
-
-            client.portal.call(heard)
+            client.portal.call(until_published, link, lambda: world.advance(0.05),
+                               lambda state: (state or {}).get("game") == game)
             found["socket"] = (control.latest or b"").decode()
             for page in (*PAGES, "/cards"):
                 found[f"live {page}"] = html.unescape(client.get(page).text)
