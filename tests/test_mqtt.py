@@ -218,7 +218,8 @@ def test_the_simulator_ends_its_mqtt_child_only_after_it_took_the_last_state_and
     broker: Broker, tmp_path: Path
 ) -> None:
     """The script's last input takes the game over back (a Fuhgeddaboutit on the winning whack):
-    after the sim ends, the retained state is the game going on, Ann's turn, not the game over."""
+    after the sim ends, the retained state is the box's last: the game going on, Ann's turn, her
+    score without the whack (not the game over, nor the state before it)."""
     config = tmp_path / "config.toml"
     config.write_text('[mqtt]\nhost = "127.0.0.1"\nbase_topic = "test/last"\n', encoding="utf-8")
     script = SCENARIOS / "dead-fellas" / "win.script"
@@ -229,6 +230,7 @@ def test_the_simulator_ends_its_mqtt_child_only_after_it_took_the_last_state_and
         later.wait_for(lambda seen: {"test/last/state", "test/last/availability"} <= {t for t, _, _ in seen})
         state = json.loads(later.last("test/last/state") or "")
         assert (state["over"], state["current_player"], state["winners"]) == (False, "Ann", [])
+        assert state["figures"]["Ann"]["score"] == 8  # 6 before the winning whack, 10 with it, 8 after it
         assert later.last("test/last/availability") == "offline"
     finally:
         later.stop()
