@@ -214,6 +214,54 @@ def test_a_power_cut_in_a_script_comes_after_the_mqtt_process_took_the_events_be
     finally:
         watcher.stop()
 
+def test_the_simulator_ends_its_mqtt_child_only_after_it_took_the_last_state_and_said_it(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """The script's last input takes the game over back (a Fuhgeddaboutit on the winning whack):
+    after the sim ends, the retained state is the box's last: the game going on, Ann's turn, her
+    score without the whack (not the game over, nor the state before it)."""
+    config = tmp_path / "config.toml"
+    config.write_text('[mqtt]\nhost = "127.0.0.1"\nbase_topic = "test/last"\n', encoding="utf-8")
+    script = SCENARIOS / "dead-fellas" / "win.script"
+    assert main(["sim", "--script", str(script), "--config", str(config), "--seed", "1",
+                 "--mqtt", f"127.0.0.1:{broker.port}"]) == 0
+    later = Watcher(broker.port, "test/last/#")  # the retained topics, after the publisher said goodbye
+    try:
+        later.wait_for(lambda seen: {"test/last/state", "test/last/availability"} <= {t for t, _, _ in seen})
+        state = json.loads(later.last("test/last/state") or "")
+        assert (state["over"], state["current_player"], state["winners"]) == (False, "Ann", [])
+        assert state["figures"]["Ann"]["score"] == 8  # 6 before the winning whack, 10 with it, 8 after it
+        assert later.last("test/last/availability") == "offline"
+    finally:
+        later.stop()
+
+
+def test_the_child_is_waited_for_until_it_took_the_last_state_dump_not_only_its_last_event() -> None:
+    """Two dumps with the same newest event: taking the first is not taking the last."""
+    import io
+    from types import SimpleNamespace
+
+    from box.links.control import state_line
+    from box.links.mqtt import MqttChild
+    from box.links.mqtt.bridge import fingerprint
+
+    events = [{"event": "turn-passed", "run": "r", "seq": 5, "player": "Ann"}]
+    before, last = (state_line({"over": over, "current_player": player, "events": events})
+                    for over, player in ((True, None), (False, "Ann")))
+
+    def hears(*lines: bytes) -> None:  # the child's acks of these dumps, then its end
+        said = "".join(f"seen r 5 {fingerprint(json.loads(line)['state'])}\n" for line in lines)
+        child.process = SimpleNamespace(stdout=io.StringIO(said))  # type: ignore[assignment]
+        child.hear()
+
+    child = MqttChild(Path("unused.sock"), [], acks=True)
+    hears(before)
+    assert child.wait_seen("r", 5, timeout=0) and not child.wait_taken(last, timeout=0)
+    assert child.wait_taken(before, timeout=0) and child.wait_taken(None, timeout=0)
+    hears(before, last)
+    assert child.wait_taken(last, timeout=0)
+
+
 # What Home Assistant's MQTT integration documents for each discovered component: required keys,
 # and the keys it accepts (a key outside these is refused by its schema).
 COMMON = {"name", "unique_id", "device", "origin", "icon", "availability_topic", "payload_available",

@@ -186,6 +186,30 @@ def test_a_broker_that_stops_acknowledging_keeps_the_newest_events_counts_the_re
         publisher.close(timeout=0.1)
 
 
+def test_the_last_state_taken_from_the_box_goes_out_before_offline_though_the_box_went_away_first() -> None:
+    """The box's last dump is taken, then the box goes away (its process ends, or `gravebox sim
+    --mqtt` stops) before the sender could send that state (here: the broker is not there yet):
+    the state is still the box's, and goes out, then "offline"; never the one before it."""
+    fake = PahoLike()
+    settings = MqttConfig("127.0.0.1", 1883, base_topic="test/fake", discovery=False)
+    publisher = MqttPublisher(settings, version="1").attach(fake)  # the broker comes later
+    try:
+        publisher.box_online(True)
+        for current in ("Bob", "Ann"):  # Bob's turn, then the box's last dump: Ann's
+            publisher.settle({"game": "dead-fellas", "players": ["Ann", "Bob"], "current_player": current, "over": False})
+        publisher.box_online(False)
+        fake.connect()
+        with fake.changed:
+            assert fake.changed.wait_for(lambda: any(t == "test/fake/state" for t, _, _ in fake.published), WAIT)
+        assert publisher.wait(lambda p: all_sent(p), WAIT)
+        states = [json.loads(payload) for topic, payload, _ in fake.published if topic == "test/fake/state"]
+        assert [state["current_player"] for state in states] == ["Ann"]
+        assert ("test/fake/availability", "online", True) not in fake.published  # the box is gone
+    finally:
+        publisher.close(timeout=0.1)
+    assert fake.published[-1] == ("test/fake/availability", "offline", True)
+
+
 def test_the_sender_pings_the_watchdog_only_while_it_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     listener.bind(str(tmp_path / "notify"))

@@ -410,8 +410,8 @@ def simulate_with(args: argparse.Namespace, settings: Settings, beside: Beside |
                 return 1
         try:
             world, runner = run_script(args.script, state_dir, settings.decks_dir, args.seed, args.frames, control, mqtt)
-            if child is not None and not taken_by(child, world):
-                print("gravebox: the MQTT process did not take the last events in time", file=sys.stderr)
+            if child is not None and control is not None and not taken_by(child, world, control):
+                print("gravebox: the MQTT process did not take the box's last state in time", file=sys.stderr)
         except ScriptError as problem:
             print(f"gravebox: {problem}", file=sys.stderr)
             return 1
@@ -476,12 +476,12 @@ def mqtt_beside(
     return control, child
 
 
-def taken_by(child: MqttChild, world: SimulatedBox) -> bool:
-    """Wait until the MQTT child has taken the simulated box's last event (bounded)."""
+def taken_by(child: MqttChild, world: SimulatedBox, control: ControlServer) -> bool:
+    """Wait (bounded) until the MQTT child has taken the simulated box's last state dump on
+    `control`, with its newest events: its state is the publisher's, which says it before goodbye."""
     world.bus.flush()
     world.advance(0.0)  # a last pass: the state dump with the newest events
-    numbered = [e for e in (world.loop.link.recent if world.loop.link is not None else ()) if "seq" in e]
-    return not numbered or child.wait_seen(numbered[-1]["run"], numbered[-1]["seq"])
+    return child.wait_taken(control.latest)
 
 if __name__ == "__main__":
     sys.exit(main())

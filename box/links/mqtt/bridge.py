@@ -3,6 +3,7 @@ once by its run and number (`Window`, with the catch-up at start), and `main`, t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import socket
@@ -97,10 +98,22 @@ class Window:
         return self.run, self.seq
 
 
+def fingerprint(state: Any) -> str:
+    """A short fingerprint of a state dump as read from its line: the same dump gives the same one,
+    in the box's process and in this one (the simulator waits for the child to take its last dump).
+
+    >>> fingerprint({"b": [1, 2], "a": None}) == fingerprint({"a": None, "b": [1, 2]})
+    True
+    """
+    text = json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
 class Bridge:
     """The box's control socket to the broker: follow the box's state dumps, publish each new event
-    once, tell the box how MQTT is doing ("mqtt-status"). `acks`: a stream that hears "seen RUN SEQ"
-    after every dump (the simulator paces itself on it)."""
+    once, tell the box how MQTT is doing ("mqtt-status"). `acks`: a stream that hears "seen RUN SEQ
+    FINGERPRINT" after every dump is taken, its state settled with the publisher (the simulator
+    paces itself on it, and ends once the last dump is taken)."""
 
     def __init__(self, publisher: MqttPublisher, path: Path, acks: IO[str] | None = None,
                  retry: float = BOX_RETRY):
@@ -166,8 +179,9 @@ class Bridge:
         with self.publisher.changed:  # the lock's condition: the dump is taken (tests wait on it)
             self.publisher.missed = self.window.missed
             self.publisher.changed.notify_all()
-        run, seq = self.window.newest()
-        self.ack(f"seen {run} {seq}")
+        if self.acks is not None:
+            run, seq = self.window.newest()
+            self.ack(f"seen {run} {seq} {fingerprint(state)}")
 
     def ack(self, line: str) -> None:
         if self.acks is not None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import threading
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from box.links.control import ControlServer
+from box.links.mqtt.bridge import fingerprint
 from box.links.mqtt.publisher import CLOSE_WAIT
 
 log = logging.getLogger(__name__)
@@ -21,12 +23,14 @@ PACE_WAIT = 10.0  # seconds a simulated box waits for the child to take its even
 class MqttChild:
     """`gravebox mqtt` as a child process following the control socket at `path` (`options`: its
     --config and --mqtt). With `acks` it tells what it has taken, so that a box on virtual time
-    can wait for it (`wait_seen`), and its last status line (`stop` returns it)."""
+    can wait for it (`wait_seen`: an event; `wait_taken`: a state dump), and its last status line
+    (`stop` returns it)."""
 
     def __init__(self, path: Path, options: list[str], acks: bool = False):
         self.path, self.options, self.acks = path, options, acks
         self.process: subprocess.Popen[str] | None = None
         self.seen: tuple[str | None, int] = (None, 0)
+        self.taken: str | None = None  # the fingerprint of the last state dump it took
         self.subscribed = False
         self.ended = False
         self.last_line: str | None = None
@@ -55,9 +59,10 @@ class MqttChild:
             with self.heard:
                 if word == "subscribed":
                     self.subscribed = True
-                elif word == "seen":
-                    run, _, seq = rest.partition(" ")
+                elif word == "seen":  # "seen RUN SEQ FINGERPRINT": a dump taken, its newest event
+                    run, seq, taken = [*rest.split(" "), "", ""][:3]
                     self.seen = (run, int(seq)) if seq.isdigit() else self.seen
+                    self.taken = taken or None
                 elif word == "status":
                     self.last_line = rest
                 self.heard.notify_all()
@@ -77,6 +82,16 @@ class MqttChild:
         with self.heard:
             self.heard.wait_for(lambda: self.ended or taken(), timeout)
             return taken()
+
+    def wait_taken(self, line: bytes | None, timeout: float = PACE_WAIT) -> bool:
+        """Wait until the child has taken the state dump `line` (the control socket's, one JSON line)
+        and handed its state to the publisher (False: it ended, or `timeout`)."""
+        if line is None:
+            return True
+        wanted = fingerprint(json.loads(line)["state"])
+        with self.heard:
+            self.heard.wait_for(lambda: self.ended or self.taken == wanted, timeout)
+            return self.taken == wanted
 
     def stop(self, timeout: float = CLOSE_WAIT * 2) -> str | None:
         """SIGTERM: the child says goodbye to the broker and ends; its last status line."""
@@ -98,21 +113,19 @@ class MqttChild:
 class PacedControl(ControlServer):
     """The simulator's control socket with `--mqtt`: on virtual time a script outruns any follower,
     so each state dump waits (at most `PACE_WAIT`) until the MQTT child has taken the events that
-    would otherwise leave the window before it reads them."""
+    would otherwise leave the window before it reads them; `all_taken` waits for the last dump."""
 
     def __init__(self, path: Path, child: MqttChild, margin: int = 10):
         super().__init__(path, lambda command: None)
         self.child, self.margin = child, margin
-        self.newest: tuple[str, int] | None = None  # the newest numbered event published
 
     def publish(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> None:
         super().publish(state, block)
         numbered = [e for e in state.get("events") or () if isinstance(e, dict) and isinstance(e.get("seq"), int)]
-        if numbered:
-            self.newest = (str(numbered[-1]["run"]), numbered[-1]["seq"])
-            if not self.child.ended:
-                self.child.wait_seen(self.newest[0], self.newest[1] - self.margin)
+        if numbered and not self.child.ended:
+            self.child.wait_seen(str(numbered[-1]["run"]), numbered[-1]["seq"] - self.margin)
 
     def all_taken(self) -> bool:
-        """Wait until the child has taken every event published (False: it did not, in time)."""
-        return self.newest is None or self.child.wait_seen(*self.newest)
+        """Wait until the child has taken the last state dump published, with every event in it
+        (False: it did not, in time)."""
+        return self.child.wait_taken(self.latest)

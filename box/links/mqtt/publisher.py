@@ -76,7 +76,7 @@ class MqttPublisher:
         self.connected = False
         self.full = False  # paho's queue is full (the broker does not acknowledge): wait for an answer
         self.box_up = False  # the box's state is followed (the bridge says so)
-        self.settled = False  # and its first state dump since was taken: the state is the box's
+        self.settled = False  # a state dump was taken since the box was last reached: the state is the box's
         self.state_dirty = True
         self.hello_due = False  # connected: subscribe to the marker, probe, discovery, state, online
         self.probe_due = False
@@ -157,10 +157,13 @@ class MqttPublisher:
             self.changed.notify_all()
 
     def box_online(self, up: bool) -> None:
-        """The box's socket was reached (True: "online" once its first dump is taken) or went away (False)."""
+        """The box's socket was reached (True: "online" once its first dump is taken) or went away
+        (False: "offline", after the last state taken from it, which is still the box's)."""
         with self.lock:
-            self.box_up, self.settled = up, False
-            if not up:
+            self.box_up = up
+            if up:
+                self.settled = False
+            else:
                 self.availability = OFFLINE
             self.changed.notify_all()
 
@@ -322,7 +325,7 @@ class MqttPublisher:
             self.refused = ""
             self.connected, self.full, self.hello_due = True, False, True
             self.discovery_due, self.state_dirty = self.settings.discovery, True
-            self.availability = ONLINE if self.settled else None  # else "offline" stands: said, or the will
+            self.availability = ONLINE if self.box_up and self.settled else None  # else "offline" stands: said, or the will
             self.connections += 1
             self._say(f"MQTT: connected to {self.settings.address}, publishing under {self.base}")
 
