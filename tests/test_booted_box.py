@@ -4,17 +4,10 @@ the project installed as docs/install.md says (a user `pi` runs `sudo ./install.
 the checkout, then reboots), and what an owner relies on checked on the running units, in order:
 the destructive checks (a failed install, a second one, uninstall) come last.
 
-The container is not a Pi. What it lacks is stood in for here, each by a named stand-in in one
-cached root (`pi_os_root`), never in install.sh:
-- the board: `install.sh --model pi5` (the documented override of the device-tree detection);
-- Raspberry Pi OS's boot files `/boot/firmware/config.txt` and `cmdline.txt`, as flashed;
-- Raspberry Pi OS's `python3-lgpio`: a package of that name whose `lgpio` module refuses to be
-  imported (no GPIO here) and whose metadata satisfies rpi-lgpio's requirement, as the real one's does;
-- `modprobe` and `udevadm` in /usr/local/sbin: a container loads no modules and runs no udevd;
-  they write each call to /var/log/gravebox-stand-ins.log, and fail while a test asks them to;
-- PyPI: the container has no network, so /etc/pip.conf points pip at a wheelhouse of the
-  project's dependencies made when the root is cached (with the host's network and CA certificates);
-- the account `pi` with password-less sudo, as Raspberry Pi Imager makes it.
+The container is not a Pi. What it lacks is stood in for by named stand-ins in one cached root
+(tests/pi_os.py's `pi_os_root`: the board's boot files, python3-lgpio, `modprobe` and `udevadm`,
+a wheelhouse for PyPI, the account `pi`), never in install.sh; the board by `install.sh --model
+pi5` (the documented override of the device-tree detection).
 
 Runs once per `./run-tests` (the second Python's pass sets GRAVEBOX_SECOND_PASS: the container
 runs its own Python either way). Skips with one line where this machine cannot boot a container.
@@ -22,105 +15,31 @@ runs its own Python either way). Skips with one line where this machine cannot b
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import re
 import shlex
 import subprocess
-import tomllib
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.booted import CannotBoot, Container, debian_root, derived_root, inside, machine_reason
+from tests.booted import CannotBoot, Container, machine_reason
+from tests.pi_os import STAND_INS_LOG, copy_checkout, pi_os_root
 
-REPO = Path(__file__).resolve().parent.parent
 RELEASES = ("trixie", "bookworm")  # Raspberry Pi OS's two: each root cached, each booted in turn
-WHEELS = "/var/cache/gravebox-wheels"  # the stand-in for PyPI, inside the root
-STAND_INS_LOG = "/var/log/gravebox-stand-ins.log"
-HOST_CA = "/etc/ssl/certs/ca-certificates.crt"
-EXTRAS = ("pi", "web", "mqtt")  # what install.sh installs (its `extras`)
 SEATS = ["Ann", "Bob", "Cy"]
 UNITS = ("gravebox.service", "gravebox-web.service", "gravebox-mqtt.service")
 # udisks2 (the tag map to a USB stick) needs udevd, which a container does not run: its failure is
 # the container's, and the only one allowed (the system then says "degraded").
 CONTAINER_FAILURES = {"udisks2.service"}
 MAX_EXPOSURE = 1.5  # as tests/test_systemd.py
-# Raspberry Pi OS's boot files as flashed (shortened): the same as tests/test_install.py's.
-CONFIG_TXT = "# http://rptl.io/configtxt\ndtparam=audio=on\ncamera_auto_detect=1\ndisplay_auto_detect=1\n\n[all]\n"
-CMDLINE_TXT = ("console=serial0,115200 console=tty1 root=PARTUUID=2d4e6b1f-02 rootfstype=ext4 fsck.repair=yes"
-               " rootwait quiet splash plymouth.ignore-serial-consoles\n")
-LGPIO_STAND_IN = '''"""A stand-in for Raspberry Pi OS's lgpio in a test container, which has no GPIO."""
-raise ImportError("lgpio: a stand-in in a test container without GPIO (tests/test_booted_box.py)")
-'''
-LOGGING_STAND_IN = """#!/bin/sh
-# A stand-in (tests/test_booted_box.py): a container loads no kernel modules and runs no udevd.
-# It fails while /etc/gravebox-stand-ins/fail-<its name> exists (a test's doing).
-echo "$(basename "$0") $*" >>/var/log/gravebox-stand-ins.log
-if [ -e "/etc/gravebox-stand-ins/fail-$(basename "$0")" ]; then echo "$(basename "$0"): failing (a test)" >&2; exit 1; fi
-"""
-PIP_CONF = f"[global]\nno-index = true\nfind-links = {WHEELS}\n"
 
 pytestmark = pytest.mark.slow
 if os.environ.get("GRAVEBOX_SECOND_PASS"):
     pytest.skip("the booted-container test ran in the first pass of ./run-tests", allow_module_level=True)
 if machine_reason():
     pytest.skip(f"no booted container on this machine: {machine_reason()}", allow_module_level=True)
-
-
-def requirements() -> list[str]:
-    """The project's dependencies with install.sh's extras, from pyproject.toml."""
-    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
-    wanted = list(pyproject["project"]["dependencies"])
-    for extra in EXTRAS:
-        wanted += pyproject["project"]["optional-dependencies"][extra]
-    return sorted(wanted) + sorted(pyproject["build-system"]["requires"])  # pip's isolated build too
-
-
-def stand_ins(root: Path) -> None:
-    """Put Raspberry Pi OS's part in `root` (see the module's docstring)."""
-    (root / "boot/firmware").mkdir(parents=True, exist_ok=True)
-    (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
-    (root / "boot/firmware/cmdline.txt").write_text(CMDLINE_TXT)
-    for tool in ("modprobe", "udevadm"):
-        (root / "usr/local/sbin" / tool).write_text(LOGGING_STAND_IN)
-        (root / "usr/local/sbin" / tool).chmod(0o755)
-    package = root / "var/tmp/python3-lgpio"
-    site = package / "usr/lib/python3/dist-packages"
-    site.mkdir(parents=True)
-    (site / "lgpio.py").write_text(LGPIO_STAND_IN)
-    (site / "lgpio-0.2.2.0.egg-info").write_text("Metadata-Version: 1.1\nName: lgpio\nVersion: 0.2.2.0\n")
-    (package / "DEBIAN").mkdir()
-    (package / "DEBIAN/control").write_text(
-        "Package: python3-lgpio\nVersion: 0.2.2-0gravebox1\nArchitecture: all\n"
-        "Maintainer: Gravebox tests <tests@gravebox.invalid>\n"
-        "Description: stand-in for Raspberry Pi OS's python3-lgpio in a test container\n"
-        " Its lgpio module refuses to be imported: the container has no GPIO.\n")
-    (root / "var/tmp/requirements.txt").write_text("\n".join(requirements()) + "\n")
-    inside(root, f"""
-        dpkg-deb --build --root-owner-group /var/tmp/python3-lgpio /var/tmp/python3-lgpio.deb >/dev/null
-        dpkg -i /var/tmp/python3-lgpio.deb >/dev/null
-        rm -rf /var/tmp/python3-lgpio /var/tmp/python3-lgpio.deb
-        useradd --create-home --shell /bin/bash --groups sudo pi
-        echo 'pi ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/010_pi-nopasswd
-        chmod 0440 /etc/sudoers.d/010_pi-nopasswd
-        export PIP_CERT=/etc/gravebox-host-ca.crt PIP_DISABLE_PIP_VERSION_CHECK=1
-        python3 -m venv --system-site-packages /var/tmp/wheels-venv
-        /var/tmp/wheels-venv/bin/pip install --quiet --only-binary=lgpio -r /var/tmp/requirements.txt
-        /var/tmp/wheels-venv/bin/pip freeze --local --all | grep -v '^pip==' >/var/tmp/pinned.txt
-        /var/tmp/wheels-venv/bin/pip wheel --quiet --no-deps -r /var/tmp/pinned.txt -w {WHEELS}
-        rm -rf /var/tmp/wheels-venv /var/tmp/requirements.txt /var/tmp/pinned.txt /root/.cache/pip
-        """, binds=[f"{HOST_CA}:/etc/gravebox-host-ca.crt"])
-    (root / "etc/pip.conf").write_text(PIP_CONF)
-
-
-def pi_os_root(release: str) -> Path:
-    """Debian `release` with Raspberry Pi OS's part stood in for, cached (keyed by the stand-ins and
-    the project's dependencies)."""
-    recipe = [inspect.getsource(stand_ins), CONFIG_TXT, CMDLINE_TXT, LGPIO_STAND_IN, LOGGING_STAND_IN, PIP_CONF]
-    return derived_root(debian_root(release), "pi-os", setup=stand_ins, setup_key=[recipe, requirements()])
 
 
 class Box:
@@ -199,23 +118,6 @@ def snapshot(box: Box) -> dict[str, str]:
         for line in box.out(f"cat /etc/{database}").splitlines():
             entries[f"{database}: {line}"] = line
     return entries
-
-
-def copy_checkout(into: Path) -> None:
-    """The checkout's files as a clone has them (what git tracks, and new files it does not
-    ignore), without this machine's venvs and caches."""
-    into.mkdir(parents=True)
-    files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           capture_output=True, check=True).stdout
-    present = b"\0".join(name for name in files.split(b"\0") if name and (REPO / name.decode()).exists())
-    pack = subprocess.Popen(["tar", "-C", str(REPO), "--null", "-T", "-", "-cf", "-"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE)
-    unpack = subprocess.Popen(["tar", "-C", str(into), "-xf", "-"], stdin=pack.stdout)
-    assert pack.stdin is not None and pack.stdout is not None
-    pack.stdout.close()
-    pack.stdin.write(present)
-    pack.stdin.close()
-    assert pack.wait() == 0 and unpack.wait() == 0
 
 
 @pytest.fixture(scope="module", params=RELEASES)

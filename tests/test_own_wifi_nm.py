@@ -8,9 +8,15 @@
   makes NetworkManager start its dnsmasq with install.sh's file in dnsmasq-shared.d, and that
   dnsmasq answers any name with the box's address; the process's own nmcli adapter sees its Wi-Fi up
   and no other network.
+- With the network gone, `gravebox hotspot`'s loop (its `main`, on the veth) brings the profile up,
+  and a "phone" on the veth's other end (a network namespace whose resolver is the box's dnsmasq)
+  follows its captive-portal check to the phone page: the project installed in a venv from the
+  root's wheelhouse (tests/pi_os.py: the container has no PyPI) and `gravebox web` served as its
+  unit would, the page's host rules holding on that network.
 
 Runs once per `./run-tests` (GRAVEBOX_SECOND_PASS on the second Python's pass: the container runs
-its own Python); about a minute with the root cached (~/.cache/gravebox/boot), a few more the first time.
+its own Python); about a minute and a half with the roots cached (~/.cache/gravebox/boot), a few
+more the first time.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from pathlib import Path
 import pytest
 
 from box.links.hotspot.network import ADDRESS, PROFILE, WifiCredentials, profile_args
-from tests.booted import CannotBoot, Container, debian_root, derived_root
+from tests.booted import CannotBoot, Container, derived_root
+from tests.pi_os import copy_checkout, pi_os_root
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("network-manager", "dnsmasq-base", "bind9-dnsutils", "iproute2")
@@ -45,7 +52,7 @@ def nm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
     if os.environ.get("GRAVEBOX_SECOND_PASS"):
         pytest.skip("the booted-container tests ran in the first pass of ./run-tests")
     try:
-        image = derived_root(debian_root("trixie"), "nm", packages=PACKAGES)
+        image = derived_root(pi_os_root("trixie"), "nm", packages=PACKAGES)
         container = Container(image, tmp_path_factory.mktemp("nm") / "trixie", binds=[f"{REPO}:/repo"], name="gravebox-nm")
         container.__enter__()
     except CannotBoot as reason:
@@ -155,3 +162,56 @@ def test_with_the_network_gone_the_process_brings_its_profile_up_and_down_again_
         "print('after:', network.up(), Box.told[-1])\n"
     ))).stdout.splitlines()
     assert back == ["online: True True", "after: False False"], back
+
+
+HOTSPOT_ON_THE_VETH = WITHOUT_A_NETWORK.split("class Box:")[0].replace('device="gbx0"', 'device="gbw0"') + """
+from pathlib import Path
+from box.links.hotspot.service import main
+main(Path("/var/lib/gravebox"), Path("/run/gravebox/control.sock"), 1.0, True, "0.0.0.0:8080", network=Wired())
+"""
+"""`gravebox hotspot` as its unit runs it (no box answering: the setting decides), on the veth."""
+
+PHONE = """
+import http.client, socket, urllib.request
+print("resolved:", socket.gethostbyname("connectivitycheck.gstatic.com"))
+answer = urllib.request.urlopen("http://connectivitycheck.gstatic.com/generate_204", timeout=10)
+page = answer.read().decode()
+print("opened:", answer.status, answer.geturl(), "The box is not running" in page)
+for host in ("10.42.0.1:8080", "connectivitycheck.gstatic.com", "gravebox.example"):
+    connection = http.client.HTTPConnection("10.42.0.1", 8080, timeout=10)
+    connection.request("GET", "/", headers={"Host": host})
+    print(host, connection.getresponse().status)
+"""
+"""A phone on the box's own Wi-Fi: its captive-portal check, followed as a browser does, then the page by other names."""
+
+
+def until(box: Container, condition: str, seconds: int = 60) -> None:
+    """Until the shell `condition` holds in the container, or fail with what it says."""
+    box.run(f"for i in $(seq {seconds * 2}); do {condition} && exit 0; sleep 0.5; done; {condition} ||"
+            " { journalctl --no-pager -o cat -u gravebox-hotspot -u gravebox-web; exit 1; }")
+
+
+def test_with_the_network_gone_the_phone_page_answers_on_the_boxs_own_wifi(nm: Container) -> None:
+    """The project installed from the checkout, `gravebox web` and the hotspot's loop as units; the
+    owner's network gone; a phone on the other end of the veth opens the page through the portal."""
+    copy_checkout(nm.files / "opt/gravebox-src")
+    nm.run("python3 -m venv --system-site-packages /opt/gravebox/venv && /opt/gravebox/venv/bin/pip install --quiet"
+           " --disable-pip-version-check '/opt/gravebox-src[web]'", timeout=300)
+    nm.run("mkdir -p /var/lib/gravebox && systemd-run --unit=gravebox-web /opt/gravebox/venv/bin/gravebox web"
+           " --state-dir /var/lib/gravebox --listen 0.0.0.0:8080")
+    for name in [line.split(":")[0] for line in nmcli(nm, ["-t", "-f", "NAME,TYPE", "connection", "show", "--active"]).stdout.splitlines()]:
+        if name not in ("lo", PROFILE):
+            nmcli(nm, ["connection", "down", name])  # the owner's network, gone
+    nm.run("ip link add gbw0 type veth peer name gbw1 && ip netns add phone && ip link set gbw1 netns phone"
+           " && ip -n phone link set gbw1 up && ip -n phone addr add 10.42.0.50/24 dev gbw1"
+           " && mkdir -p /etc/netns/phone && echo 'nameserver 10.42.0.1' >/etc/netns/phone/resolv.conf")
+    nmcli(nm, ["device", "set", "gbw0", "managed", "yes"])
+    nm.run(f"systemd-run --unit=gravebox-hotspot --working-directory=/opt/gravebox /opt/gravebox/venv/bin/python"
+           f" -c {shlex.quote(HOTSPOT_ON_THE_VETH)}")
+    until(nm, f"nmcli -t -f NAME connection show --active | grep -qx {PROFILE}")
+    for port in (80, 8080):  # the portal (once the profile is up) and the page listen
+        until(nm, f"bash -c 'echo >/dev/tcp/{ADDRESS}/{port}' 2>/dev/null")
+    said = nm.run(f"ip netns exec phone /usr/bin/python3 -c {shlex.quote(PHONE)}").stdout.splitlines()
+    assert said == ["resolved: 10.42.0.1", "opened: 200 http://10.42.0.1:8080/ True", "10.42.0.1:8080 200",
+                    "connectivitycheck.gstatic.com 400", "gravebox.example 400"], said
+    nm.run("systemctl stop gravebox-hotspot gravebox-web")
