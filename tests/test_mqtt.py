@@ -241,9 +241,9 @@ def test_the_child_is_waited_for_until_it_took_the_last_state_dump_not_only_its_
     import io
     from types import SimpleNamespace
 
-    from box.links.statelines import state_line
     from box.links.mqtt import MqttChild
     from box.links.mqtt.bridge import fingerprint
+    from box.links.statelines import state_line
 
     events = [{"event": "turn-passed", "run": "r", "seq": 5, "player": "Ann"}]
     before, last = (state_line({"over": over, "current_player": player, "events": events})
