@@ -93,8 +93,10 @@ class MqttChild:
             self.heard.wait_for(lambda: self.ended or self.taken == wanted, timeout)
             return self.taken == wanted
 
-    def stop(self, timeout: float = CLOSE_WAIT * 2) -> str | None:
-        """SIGTERM: the child says goodbye to the broker and ends; its last status line."""
+    def stop(self, timeout: float = CLOSE_WAIT * 3 + 2) -> str | None:
+        """SIGTERM: the child says goodbye to the broker and ends; its last status line. `timeout`
+        outlasts the child's own goodbye (`MqttPublisher.close`: at most three CLOSE_WAITs, for the
+        broker, the queue and "offline"), so that a slow goodbye is not killed as a hung one."""
         process = self.process
         if process is None:
             return None
