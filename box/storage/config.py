@@ -33,9 +33,10 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from box.decks.codec import check_decks_folder
 from box.errors import ConfigError, DeckError
@@ -134,28 +135,28 @@ def load_config(path: Path | None, secrets: bool = False) -> Config:
         line = next((n for n, t in enumerate(text.splitlines(), 1) if written.match(t)), None)
         return ConfigError(path, message, line=line, field=f"{section}.{key[:40]}")
 
+    def section(name: str, keys: Collection[str]) -> dict[str, Any]:
+        """The table [name] (empty when absent), each of its keys one of `keys`."""
+        table = data.get(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(path, f"{name} must be a section: [{name}]", line=fail(name, "").line, field=name)
+        for key in table:
+            if key not in keys:
+                raise fail(key, f"unknown setting; settings are {', '.join(sorted(keys))}", name)
+        return table
+
     unknown = set(data) - {"box", "web", "mqtt", "hotspot"}
     if unknown:
         shown = ", ".join(sorted(name[:40] for name in unknown))
         raise ConfigError(path, f"unknown section(s) {shown}; only [box], [web], [mqtt] and [hotspot]")
-    hotspot = data.get("hotspot", {})
-    if not isinstance(hotspot, dict):
-        raise ConfigError(path, "hotspot must be a section: [hotspot]", line=fail("hotspot", "").line, field="hotspot")
-    for key in hotspot:
-        if key not in HOTSPOT_KEYS:
-            raise fail(key, f"unknown setting; settings are {', '.join(sorted(HOTSPOT_KEYS))}", "hotspot")
+    hotspot = section("hotspot", HOTSPOT_KEYS)
     if not isinstance(hotspot.get("enabled", False), bool):
         raise fail("enabled", "must be true or false", "hotspot")
     after = hotspot.get("after", 120)
     if isinstance(after, bool) or not isinstance(after, int) or not 10 <= after <= 86_400:
         raise fail("after", "must be a whole number of seconds, 10..86400", "hotspot")
     mqtt = mqtt_settings(data["mqtt"], path, fail, secrets) if "mqtt" in data else None
-    web = data.get("web", {})
-    if not isinstance(web, dict):
-        raise ConfigError(path, "web must be a section: [web]", line=fail("web", "").line, field="web")
-    for key in web:
-        if key not in WEB_KEYS:
-            raise fail(key, f"unknown setting; settings are {', '.join(sorted(WEB_KEYS))}", "web")
+    web = section("web", WEB_KEYS)
     if "listen" in web and (not isinstance(web["listen"], str) or not re.fullmatch(r"\S+:\d{1,5}", web["listen"])):
         raise fail("listen", 'must be "HOST:PORT" in quotes', "web")
     if not isinstance(web.get("open", True), bool):
@@ -163,12 +164,7 @@ def load_config(path: Path | None, secrets: bool = False) -> Config:
     hosts = web.get("hosts", [])
     if not isinstance(hosts, list) or not all(isinstance(h, str) and re.fullmatch(r"[A-Za-z0-9.-]{1,253}", h) for h in hosts):
         raise fail("hosts", 'must be a list of host names in quotes, like ["gravebox.home"]', "web")
-    box = data.get("box", {})
-    if not isinstance(box, dict):
-        raise ConfigError(path, "box must be a section: [box]", line=fail("box", "").line, field="box")
-    for key in box:
-        if key not in KEYS:
-            raise fail(key, f"unknown setting; settings are {', '.join(sorted(KEYS))}")
+    box = section("box", KEYS)
     names = box.get("names", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
         raise fail("names", "must be a list of non-empty names")
