@@ -27,9 +27,11 @@ Scenarios (a ``SimulatedBox`` on virtual time, Deck of Death):
   with the simulated chip's own work hidden; the lift and the BACK between taps are not counted,
   nor the first tap (it imports the tag I/O, once a run, and reads the tag's record: the taps
   counted are of a tag the readers know, whose record is not read again, box/ports/nfc/reader.py);
-- ``press_followed``, ``tap_followed``: the same with the control socket served and followed by
-  as many subscribers as it takes (the phone page's process and the MQTT process are two): the
-  loop's state dumps are counted, the socket threads' sending and the followers are not;
+- ``press_followed``, ``tap_followed``: the same with the control socket served and followed as
+  with pages open on phones and MQTT on: two subscribers (the phone page's process, whatever the
+  number of phones, and the MQTT process). Counted: the events kept for them, the loop's state
+  dump and its line, and the socket's sending of the line to each (on the socket's threads); not
+  counted: the followers (other processes on a box) and the kernel's work;
 - ``undo``: the last action taken back at the end of a 40,000-action game (``bench/journals.py``),
   from the last action before a checkpoint down (the states after the base are kept: none is
   replayed), and ``undo_checkpoint``: the one that crosses a checkpoint (loads the one before and
@@ -242,18 +244,24 @@ class Press:
         assert world.parts.pusher.push_due(world.now)
 
 
+FOLLOWERS = 2  # the phone page's process (one subscription for every phone) and the MQTT process
+
+
 def follow(world: Any, scratch: Path) -> None:
-    """Serve the box's control socket and follow it with as many subscribers as it takes, each read
-    by a thread of its own (uncounted, as the socket's own threads are)."""
+    """Serve the box's control socket and follow it as a box is followed with pages open on phones
+    and MQTT on (`FOLLOWERS`), each follower read by a thread of its own (not counted: another
+    process on a box). The socket's sending to each is counted, on its own thread."""
     import threading
 
     from box.links import control
     from box.links.client import ControlClient
 
     server = control.ControlServer(scratch / "control.sock", world.loop.enqueue)
+    send = server.send
+    server.send = lambda client, line: counted(functools.partial(send, client, line))  # type: ignore[method-assign]
     server.start()
     world.loop.attach_control(server)
-    for _ in range(control.MAX_SUBSCRIBERS):
+    for _ in range(FOLLOWERS):
         stream = ControlClient(server.path).subscribe()
         threading.Thread(target=lambda s=stream: [None for _ in s], daemon=True).start()
     world.advance(0.1)

@@ -167,9 +167,9 @@ def latency(events: int, pages: int) -> dict[str, Any]:
         control = ControlServer(runtime / "control.sock", lambda command: None)
         publish = control.publish
 
-        def timed_publish(state: dict[str, Any]) -> None:
+        def timed_publish(*parts: dict[str, Any], events: Any = None) -> None:
             published.append(time.monotonic_ns())
-            publish(state)
+            publish(*parts, events=events)
 
         control.publish = timed_publish  # type: ignore[method-assign]
         control.start()

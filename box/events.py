@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import threading
+from _json import make_encoder  # the json module's own C encoder (`json.encoder.c_make_encoder`)
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from json.encoder import encode_basestring_ascii
 from typing import Any, NamedTuple
 
 log = logging.getLogger(__name__)
@@ -196,20 +199,53 @@ def event_name(event: Event) -> str:
     >>> event_name(StorageBack()), event_name(GameOver("g", "G", (), (), {}, 1, 0))
     ('storage-back', 'game-over')
     """
-    name = type(event).__name__
-    return "".join(f"-{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+    kind = type(event)
+    name = _NAMES.get(kind)
+    if name is None:
+        name = _NAMES[kind] = "".join(f"-{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(kind.__name__))
+    return name
+
+
+_NAMES: dict[type, str] = {}  # each kind of event's name, made once
+
+
+_COMPACT = make_encoder(None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", True, False, True)
+
+
+def compact_json(value: Any) -> str:
+    """`json.dumps(value, separators=(",", ":"), sort_keys=True)`, by the json module's own C encoder
+    made once (`json.dumps` makes it anew for every value: most of a small value's cost).
+
+    >>> compact_json({"b": [1, 2.5, None, True], "a": "é"})
+    '{"a":"\\\\u00e9","b":[1,2.5,null,true]}'
+    """
+    return "".join(_COMPACT(value, 0))
 
 
 class EncodedEvent(dict[str, Any]):
-    """An event as the state dump carries it, with its JSON made once where it came in (`text`):
-    a dump carries the newest events, and each would otherwise be encoded again in every dump
-    (box/links/control.py joins them)."""
+    """An event as the state dump carries it, with its JSON made once (`text`): a dump carries the
+    newest events, and each would otherwise be encoded again in every dump (box/links/statelines.py
+    joins them)."""
 
     __slots__ = ("text",)
 
     def __init__(self, entry: dict[str, Any]) -> None:
         super().__init__(entry)
-        self.text = json.dumps(entry, separators=(",", ":"), sort_keys=True)
+        self.text = compact_json(entry)
+
+
+class EncodedEvents(list[EncodedEvent]):
+    """The events a state dump carries, their JSON joined from each one's (`text`: the dump's line
+    uses it as it is, box/links/statelines.py)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, events: Iterable[EncodedEvent] = ()) -> None:
+        super().__init__(events)
+        self.text = "[" + ",".join(map(_TEXT, self)) + "]"
+
+
+_TEXT = operator.attrgetter("text")
 
 
 def as_json(event: Event) -> dict[str, Any]:
@@ -277,11 +313,42 @@ class Subscription:
         return {"delivered": self.delivered, "dropped": self.dropped, "failed": self.failed}
 
 
+class OnLoop:
+    """A subscriber the loop itself owns (the phone link's window, box/parts/phone.py), handed each
+    event at once on the loop's thread: no thread, no queue, nothing to wait for. Its handler
+    only keeps the event (it must never wait); what it raises is logged and counted, as a threaded
+    subscriber's."""
+
+    def __init__(self, name: str, handler: Callable[[Event], object]):
+        self.name, self.handler = name, handler
+        self.delivered = self.failed = 0
+
+    def offer(self, event: Event) -> None:
+        try:
+            self.handler(event)
+        except Exception:
+            if not self.failed:
+                log.exception("event subscriber %s failed on %s", self.name, event_name(event))
+            self.failed += 1
+        else:
+            self.delivered += 1
+
+    def flush(self, timeout: float) -> bool:
+        return True  # each event was handed over as it came
+
+    def close(self, wait: float | None = None) -> None:
+        pass  # no thread to end
+
+    def stats(self) -> dict[str, int]:
+        return {"delivered": self.delivered, "dropped": 0, "failed": self.failed}
+
+
 class EventBus:
-    """The loop publishes; every subscriber gets every event, in order, on its own thread."""
+    """The loop publishes; every subscriber gets every event, in order, on its own thread (`OnLoop`:
+    on the loop's)."""
 
     def __init__(self) -> None:
-        self.subscriptions: list[Subscription] = []
+        self.subscriptions: list[Subscription | OnLoop] = []
 
     def subscribe(self, name: str, handler: Callable[[Event], object], limit: int = QUEUE_LIMIT) -> Subscription:
         """Follow the box's events from now on: `handler(event)` runs on the subscription's thread."""
@@ -289,7 +356,14 @@ class EventBus:
         self.subscriptions.append(subscription)
         return subscription
 
-    def unsubscribe(self, subscription: Subscription) -> None:
+    def keep_on_loop(self, name: str, handler: Callable[[Event], object]) -> OnLoop:
+        """Follow the box's events on the loop's own thread: for the loop's own quick record of them
+        (`OnLoop`), read by the loop in the same pass."""
+        subscription = OnLoop(name, handler)
+        self.subscriptions.append(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription | OnLoop) -> None:
         """Stop following: what is queued is still handed over, then its thread ends."""
         if subscription in self.subscriptions:
             self.subscriptions.remove(subscription)

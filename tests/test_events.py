@@ -152,3 +152,15 @@ def test_the_history_takes_any_bytes_without_a_traceback(tmp_path_factory, data)
     path = tmp_path_factory.mktemp("history") / HISTORY_FILE
     path.write_bytes(data)
     assert all(isinstance(game, Played) for game in read(path))  # what it cannot take, it skips (logged)
+
+
+def test_the_loops_own_subscriber_has_each_event_when_publish_returns() -> None:
+    """The phone link keeps the events on the loop's thread: the dump of the same pass carries them."""
+    from box.parts.phone import PhoneLink
+
+    bus = EventBus()
+    link = PhoneLink()
+    bus.keep_on_loop("phone", link)
+    bus.publish(DiceRolled((2, 3), game=None))
+    assert link.changes == 1 and [entry["faces"] for entry in link.events()] == [[2, 3]]
+    assert bus.stats()["phone"] == {"delivered": 1, "dropped": 0, "failed": 0}

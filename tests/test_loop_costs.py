@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 
 import pytest
 
 from box.links import control as control_module
 from box.links.client import ControlClient
+from box.games import GAMES
 from box.links.control import ControlCommand, ControlServer
 from box.screens.render import next_scroll
 from box.sim.world import SimulatedBox
@@ -67,12 +70,12 @@ def test_a_state_dump_is_made_once_per_change_for_all_followers_and_never_for_no
 ) -> None:
     monkeypatch.setattr(control_module, "MAX_SUBSCRIBERS", 10)  # the box's cost is the same at its limit
     made: list[int] = []
-    dump = world.box.dump
-    monkeypatch.setattr(world.box, "dump", lambda now: made.append(1) or dump(now))
+    dump_parts = world.box.dump_parts
+    monkeypatch.setattr(world.box, "dump_parts", lambda now: made.append(1) or dump_parts(now))
     control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
     sent: list[int] = []
     publish = control.publish
-    monkeypatch.setattr(control, "publish", lambda state, block=None: sent.append(1) or publish(state, block))
+    monkeypatch.setattr(control, "publish", lambda *parts, events=None: sent.append(1) or publish(*parts, events=events))
     control.start()
     streams = [ControlClient(control.path).subscribe() for _ in range(followers)]
     try:
@@ -112,3 +115,56 @@ def test_a_change_made_while_nobody_follows_reaches_the_first_follower(world: Si
         stream.close()
     finally:
         control.stop()
+
+
+def test_a_press_and_its_events_go_in_one_dump(tmp_path: Path) -> None:
+    """The events a press publishes are in the dump its pass makes: no second dump follows for them."""
+    world = SimulatedBox(state_dir=tmp_path / "state", seed=1)
+    control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
+    control.start()
+    stream = ControlClient(control.path).subscribe()
+    try:
+        world.loop.attach_control(control)
+        world.box.lobby.start_game("deck-of-death", world.now, players=2)
+        world.put("left", world.box.tags.uid_of("deck-of-death", "dd177"))  # Guardian Angel: its picker
+        world.lift("left")
+        world.advance(4.0)
+        for button in ("down", "up", "down"):  # each moves the picker's cursor: an action
+            dumps, count = world.loop.dumps, world.box.session.count
+            world.press(button)
+            world.advance(1.0)
+            assert world.box.session.count == count + 1, button
+            assert world.loop.dumps == dumps + 1, button
+            sent = json.loads(control.latest or b"")["state"]["events"]
+            assert sent[-1]["event"] == "action-accepted" and sent[-1]["seq"] == world.loop.link.numbered
+    finally:
+        stream.close()
+        control.stop()
+        world.close()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_line_in_parts_is_the_whole_dump_with_no_key_twice(tmp_path: Path, game: str) -> None:
+    """The line is made of the box's keys, the game's and the loop's: no key in two of them, and
+    together the state the Box dumps whole (docs/state.md), whatever the game and its moves."""
+    world = SimulatedBox(state_dir=tmp_path / "state", seed=3)
+    control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
+    control.start()
+    stream = ControlClient(control.path).subscribe()
+    try:
+        world.loop.attach_control(control)
+        world.box.lobby.start_game(game, world.now, players=3)
+        moves = random.Random(game)
+        for _ in range(40):
+            world.press(moves.choice(["ok", "down", "up", "roll", "back"]))
+            world.advance(0.5)
+            pairs = json.loads(control.latest or b"", object_pairs_hook=lambda pairs: pairs)[0][1]
+            keys = [key for key, _ in pairs]
+            assert len(keys) == len(set(keys)), keys
+            state = json.loads(control.latest or b"")["state"]
+            whole = json.loads(json.dumps(world.box.dump(world.now)))
+            assert {key: state[key] for key in whole} == whole
+    finally:
+        stream.close()
+        control.stop()
+        world.close()

@@ -149,7 +149,7 @@ class Beside:
         assert self.world.bus.flush()
         self.world.advance(0.0)
         link = self.world.loop.link
-        numbered = [e for e in link.recent if "seq" in e] if link is not None else []
+        numbered = [e for e in link.events() if "seq" in e] if link is not None else []
         if numbered:
             with self.publisher.changed:
                 assert self.publisher.changed.wait_for(

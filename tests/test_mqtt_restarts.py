@@ -50,7 +50,7 @@ class Box:
         self.world.advance(0.0)
         link = self.world.loop.link
         assert link is not None
-        numbered = [e for e in link.recent if "seq" in e]
+        numbered = [e for e in link.events() if "seq" in e]
         with bridge.publisher.changed:
             assert bridge.publisher.changed.wait_for(
                 lambda: not numbered or bridge.window.newest() == (numbered[-1]["run"], numbered[-1]["seq"]), WAIT)

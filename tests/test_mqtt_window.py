@@ -24,7 +24,7 @@ def test_each_event_is_taken_once_in_order_and_the_unseen_ones_are_counted(reads
     """Between two reads the box publishes some events (and perhaps a standing); a slow reader
     skips dumps: what it saw is taken once, what left the window unseen is counted as missed
     (but what the box told before the process's first dump is none of its business)."""
-    link = PhoneLink(wake=lambda: None)
+    link = PhoneLink()
     window = Window()
     taken: list[int] = []
     seen_in_windows: set[int] = set()
@@ -35,7 +35,7 @@ def test_each_event_is_taken_once_in_order_and_the_unseen_ones_are_counted(reads
         if with_standing:  # a new standing each time (the same one again is no news)
             made += 1
             link(standing(made))
-        dump = list(link.recent)
+        dump = list(link.events())
         numbers = {entry["seq"] for entry in dump if "seq" in entry}
         if numbers and not seen_in_windows:
             before = min(numbers) - 1

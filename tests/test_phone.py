@@ -147,8 +147,8 @@ def test_a_burst_of_passes_costs_one_dump_at_once_and_one_at_the_gap_end(world: 
         def subscribed(self) -> bool:
             return True
 
-        def publish(self, state: dict[str, object], block: dict[str, object] | None = None) -> None:
-            self.dumps.append(state)
+        def publish(self, *parts: dict[str, object], events: object = None) -> None:
+            self.dumps.append({key: value for part in parts for key, value in part.items()})
 
     control = Listening()
     world.loop.attach_control(control)  # type: ignore[arg-type]

@@ -84,7 +84,7 @@ def test_what_just_happened_says_each_moment_once_in_the_players_words(world: Si
     assert ask(world, "end-session", game="deck-of-death") == ""
     assert world.bus.flush()
     assert world.loop.link is not None
-    events = list(world.loop.link.recent)
+    events = list(world.loop.link.events())
     words = recent({"game": "deck-of-death", "events": events}, lambda game, card: card)
     assert words[0] == "Game over" and words.count("Game over") == 1
     assert words.count("Yeah... that's enough chaos") == 1

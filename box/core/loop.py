@@ -29,10 +29,9 @@ from typing import Any
 
 from box.core.hardware import Parts
 from box.core.service import Box
-from box.events import Subscription
+from box.events import EncodedEvents, OnLoop
 from box.games.base import View
 from box.links.control import ControlCommand, ControlServer
-from box.links.statelines import EncodedEvents
 from box.messages import CardPlaced, Edge, Pressed
 from box.parts.phone import PhoneLink
 from box.ports.buttons import PressDetector
@@ -43,6 +42,7 @@ log = logging.getLogger(__name__)
 
 TRIM_EVERY = 1000  # loop passes between clearing simulated pins' change history
 IDLE_WAKE = 5.0  # seconds the loop may sleep with nothing to do (the watchdog pings in between)
+FIGURES_EVERY = 5.0  # seconds the subscribers' figures in a state dump may be behind by
 PUBLISH_GAP = 0.05  # least seconds between two state dumps for the page; a change in between goes at the gap's end
 
 Inbox = queue.SimpleQueue
@@ -64,7 +64,7 @@ class BoxLoop:
         self.passes = 0
         self.control: ControlServer | None = None  # the phone page's socket, when it is served
         self.link: PhoneLink | None = None  # the events the page is sent, once it is served
-        self.following: Subscription | None = None  # the phone link's subscription
+        self.following: OnLoop | None = None  # the phone link's subscription
         self.undo_for: tuple[int, int, int | None] | None = None  # the game's place the undo label was made at
         self.undo: str | None = None
         self.last_tags: dict[str, tuple[str, Card | None]] = {}  # reader -> the last tag laid on it (UID, card), for the Cards page
@@ -77,6 +77,7 @@ class BoxLoop:
         self.events_seen = 0  # the phone link's count of events when the last dump was made
         self.mqtt_said: str | None = None  # the MQTT line the last dump carried
         self.dumps = 0  # state dumps made for the socket's followers
+        self.figures: tuple[float, dict[str, dict[str, int]]] | None = None  # until when the subscribers' figures stand
         self.mqtt_status: Callable[[], str] | None = None  # the MQTT publisher's one line, when there is one
         self.remake: Callable[[float], Box] | None = None  # the Box made anew on a restored state (box/core/app.py)
 
@@ -85,8 +86,8 @@ class BoxLoop:
         with the newest events (the phone link, a subscriber of the box's events)."""
         self.control, self.changed = control, True
         if self.link is None:
-            self.link = PhoneLink(wake=lambda: self.inbox.put(None))
-            self.following = self.box.bus.subscribe("phone", self.link)
+            self.link = PhoneLink()
+            self.following = self.box.bus.keep_on_loop("phone", self.link)
 
     def close(self) -> None:
         """The box is closed: the phone link stops following the bus (which may outlive this loop)."""
@@ -143,18 +144,24 @@ class BoxLoop:
         self.publish_at, self.publish_due, self.changed = now + self.publish_gap, False, False
         self.mqtt_said, self.events_seen = mqtt, seen
         self.dumps += 1
-        events = EncodedEvents(self.link.recent if self.link is not None else ())
-        health = {
+        own, game = self.box.dump_parts(now)
+        loops = {
+            **self.box.count(),
             "last_tags": self.seen_tags(),
-            "events": events,
-            "subscribers": self.box.bus.stats(),
+            "subscribers": self.subscriber_figures(now),
             "set_aside": self.box.set_aside,
             "undo": self.undo_label(),
             "mqtt": mqtt,
         }
-        session = self.box.session
-        block = session.public() if session is not None else None  # the game's keys: compared whole
-        self.control.publish({**self.box.dump(now), **health}, block)  # sent when changed
+        events = self.link.events() if self.link is not None else EncodedEvents()
+        self.control.publish(own, game, loops, events=events)  # sent when changed
+
+    def subscriber_figures(self, now: float) -> dict[str, dict[str, int]]:
+        """The event subscribers' figures for the phone's Box page, read again at most every
+        `FIGURES_EVERY` (they grow with every event: a press would otherwise write them anew)."""
+        if self.figures is None or now >= self.figures[0]:
+            self.figures = (now + FIGURES_EVERY, self.box.bus.stats())
+        return self.figures[1]
 
     def seen_tags(self) -> dict[str, dict[str, Any]]:
         """The last tag on each reader as the box knew it: its UID and the card it is (its record's, else

@@ -66,7 +66,7 @@ from box.parts.readers import ReaderWatch
 from box.parts.seating import Seating
 from box.parts.sound import SoundSettings
 from box.parts.stick import StickJobs, TagsMoved, TagsProgress, Transfer
-from box.screens.game import GameScreen
+from box.screens.game import NO_GAME, GameScreen
 from box.screens.menu import Confirm, MenuScreen, Picker, Tool
 from box.screens.protocol import Card, Screen
 from box.screens.tools import DiceCup, ShotTimerTool
@@ -453,9 +453,21 @@ class Box:
 
     def dump(self, now: float) -> dict[str, Any]:
         """The state dump (docs/state.md): the box's keys, the game's and the screens' own."""
-        data: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
+        own, game = self.dump_parts(now)
+        return {**game, **own, **self.count()}
+
+    def count(self) -> dict[str, int]:
+        """The state dump's count of the game's actions (none without a game): it moves with every action."""
+        return {} if self.game is None else {"actions": self.game.session.count}
+
+    def dump_parts(self, now: float) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The state dump but its `count`, in two parts with no key in common: the box's own keys (the
+        screens' among them), and the game's (the same dict until the game moves: `GameScreen.dump`)."""
+        game = NO_GAME if self.game is None else self.game.dump()
+        data: dict[str, Any] = {}
         for screen in self.screens:
-            data.update(screen.dump())
+            if screen is not self.game:
+                data.update(screen.dump())
         data["dice"] = self.dice_tray.dump()
         data["timer"] = self.timer.timer.dump(now)
         data["screen"] = "dice" if self.dice_tray.show is not None else self.top.name
@@ -465,4 +477,4 @@ class Box:
         data["sound"] = self.sound.dump()
         data["clock"] = self.settings.clock.source()
         data["own_wifi"] = self.own_wifi.dump()
-        return data
+        return data, game

@@ -48,6 +48,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from box.events import EncodedEvents
 from box.links.statelines import StateLines
 from box.links.trust import Trust, Untrusted, make_folder
 from box.messages import ControlCommand
@@ -239,10 +240,10 @@ class ControlServer:
 
     # ----- the loop's side -------------------------------------------------------------------
 
-    def publish(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> None:
-        """Called by the loop after a change: remember the dump and wake the subscribers (never blocks);
-        `block`: the game's own keys, as `StateLines.line` takes them."""
-        line = self.encoder.line(state, block)
+    def publish(self, *parts: dict[str, Any], events: EncodedEvents | None = None) -> None:
+        """Called by the loop after a change: remember the dump (its `parts`, with no key in common,
+        and the events) and wake the subscribers (never blocks)."""
+        line = self.encoder.line(*parts, events=events)
         with self.changed:
             if line == self.latest:
                 return

@@ -1,132 +1,110 @@
 """The state dump as one JSON line for the control socket's followers, made cheaply for a stream of dumps.
 
-The line's keys are sorted, the events (each one's JSON made once, as it came) joined last;
-`StateLines` keeps each key's JSON and writes again only what changed (docs/performance.md).
+The loop hands the dump in parts with no key in common (the box's own keys, the game's, the
+loop's), each part's keys sorted in the line, then the events (each one's JSON made once) last.
+`StateLines` keeps each key's JSON and writes again only the keys whose values changed, found in C,
+not key by key in Python; a part that is the very dict of the last line (the game's, until the game
+moves) is not looked at (docs/performance.md, section 9).
 """
 
 from __future__ import annotations
 
-import json
 import operator
-from collections.abc import Iterable
+from itertools import compress
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from box.events import EncodedEvent
-
-
-class EncodedEvents(list[EncodedEvent]):
-    """The dump's events as they are, their JSON joined from each one's (`publish` uses it as it is)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, events: Iterable[EncodedEvent]) -> None:
-        super().__init__(events)
-        self.text = "[" + ",".join(event.text for event in self) + "]"
+from box.events import EncodedEvents, compact_json
 
 
 def state_line(state: dict[str, Any]) -> bytes:
     """The state dump as the subscribers get it: one JSON line, its keys sorted, the events (when
     already encoded) last.
 
+    >>> from box.events import EncodedEvent
     >>> events = EncodedEvents([EncodedEvent({"event": "undone", "seq": 1})])
     >>> state_line({"screen": "menu", "events": events, "game": None})
     b'{"state":{"game":null,"screen":"menu","events":[{"event":"undone","seq":1}]}}\\n'
-    >>> json.loads(state_line({"events": events}))["state"]["events"][0]["seq"]
-    1
+    >>> state_line({"events": EncodedEvents()})
+    b'{"state":{"events":[]}}\\n'
     """
+    events = state.get("events")
+    if isinstance(events, EncodedEvents):
+        return StateLines().line({key: value for key, value in state.items() if key != "events"}, events=events)
     return StateLines().line(state)
 
 
-_ENCODE = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
-_SCALARS = {type(None): lambda value: "null", bool: lambda value: "true" if value else "false", int: int.__repr__}
+class Part:
+    """One part of the dump as last written: its dict, its keys, their values and types, each key's
+    JSON in sorted order, and all of them joined."""
 
+    __slots__ = ("dump", "fields", "keys", "slots", "text", "types", "values")
 
-def _json(value: Any) -> str:
-    """`value` as `json.dumps(value, separators=(",", ":"), sort_keys=True)` writes it; a string, a
-    whole number, None or a truth value without building an encoder.
+    def __init__(self, dump: dict[str, Any]) -> None:
+        self.dump, self.keys = dump, tuple(dump)
+        self.values, self.types = list(dump.values()), list(map(type, dump.values()))
+        place = {key: slot for slot, key in enumerate(sorted(self.keys))}
+        self.slots = [place[key] for key in self.keys]  # each key's place among the sorted fields
+        self.fields = [""] * len(self.keys)
+        for index in range(len(self.keys)):
+            self.write(index)
+        self.text = ",".join(self.fields)
 
-    >>> [_json(v) for v in ("Ann é", 3, None, True, 2.5, {"b": 1, "a": [False]})]
-    ['"Ann \\\\u00e9"', '3', 'null', 'true', '2.5', '{"a":[false],"b":1}']
-    """
-    if type(value) is str:
-        return encode_basestring_ascii(value)
-    scalar = _SCALARS.get(type(value))
-    return scalar(value) if scalar is not None else _ENCODE(value)
-_NAMES: dict[str, str] = {}  # each key as the line writes it: '"key":'
+    def write(self, index: int) -> None:
+        self.fields[self.slots[index]] = encode_basestring_ascii(self.keys[index]) + ":" + compact_json(self.values[index])
 
-
-def _field(key: str, value: Any) -> str:
-    """One key of the dump and its value, as the line writes them."""
-    name = _NAMES.get(key)
-    if name is None:
-        name = _NAMES[key] = _ENCODE(key) + ":"
-    return name + _json(value)
-
-
-Fields = dict[str, tuple[Any, str]]  # key -> (the value last written, '"key":' and the value's JSON)
+    def update(self, dump: dict[str, Any]) -> None:
+        """Take `dump` (the same keys in the same order) for this part, writing the keys that changed
+        (none, most often, for the box's own keys: then they are not looked at one by one)."""
+        types = list(map(type, dump.values()))
+        if types == self.types and dump == self.dump:
+            self.dump = dump
+            return
+        values = list(dump.values())
+        changed = set(compress(range(len(values)), map(operator.ne, values, self.values)))
+        if types != self.types:  # a value of another type may compare equal (1 and True): JSON tells them apart
+            changed.update(compress(range(len(values)), map(operator.is_not, types, self.types)))
+        self.dump, self.values, self.types = dump, values, types
+        for index in changed:
+            self.write(index)
+        if changed:
+            self.text = ",".join(self.fields)
 
 
 class StateLines:
-    """`state_line` for a stream of dumps: each top-level key's JSON is kept, and used again while the
-    key's value stays equal (of the same type), so a change re-encodes only the keys it changed
-    (a press: the action count, the undo label, the subscribers' figures), not the whole dump.
-    A `block` (the game's own keys, a dict whose values the dump holds as they are) is compared whole,
-    in C: when it equals the last one (a cursor moved; the game's figures did not), its keys are not
-    looked at one by one. (Equal values write the same JSON: a game's dump keeps each key's types.)
+    """`state_line` for a stream of dumps, each given in parts (no key in two of them): each key's JSON
+    is kept and written again only when its value changed. A part that is the very dict of the
+    last line is taken as it was; the others' values are compared with the last line's all at once,
+    in C (`map` of `!=`, and of their types: `True == 1`, but JSON tells them apart); within a
+    value, equal values write the same JSON (a dump keeps each key's types). A press writes three
+    keys anew (the action count, the undo label, the subscribers' figures) and joins the rest as they were.
 
     >>> lines = StateLines()
-    >>> lines.line({"a": {"x": [1, 2]}, "b": 1}) == lines.line({"b": 1, "a": {"x": [1, 2]}}) == state_line({"a": {"x": [1, 2]}, "b": 1})
+    >>> lines.line({"b": 1}, {"a": {"x": [1, 2]}}) == lines.line({"b": 1}, {"a": {"x": [1, 2]}})
     True
-    >>> lines.line({"a": {"x": [1, 3]}, "b": True})
-    b'{"state":{"a":{"x":[1,3]},"b":true}}\\n'
-    >>> game = {"b": True, "c": [2]}
-    >>> lines.line({"a": 0, **game}, block=game), lines.line({"a": 0, "b": True, "c": [2]}, block={"b": True, "c": [2]})
-    (b'{"state":{"a":0,"b":true,"c":[2]}}\\n', b'{"state":{"a":0,"b":true,"c":[2]}}\\n')
-    >>> lines.line({"a": 0, "b": 1, "c": [2]}, block=game)  # a block the state does not hold as it is: key by key
-    b'{"state":{"a":0,"b":1,"c":[2]}}\\n'
+    >>> lines.line({"b": True}, {"a": {"x": [1, 3]}})
+    b'{"state":{"b":true,"a":{"x":[1,3]}}}\\n'
+    >>> lines.line({"b": 1.0}, {"a": {"x": [1, 3]}})
+    b'{"state":{"b":1.0,"a":{"x":[1,3]}}}\\n'
     """
 
     def __init__(self) -> None:
-        self.kept: Fields = {}
-        self.block: tuple[dict[str, Any], Fields] | None = None  # the last block and its fields
-        self.layout: tuple[object, ...] = ()  # the dump's keys, the block's, whether the events are joined
-        self.rest: list[str] = []  # for that layout: the keys looked at one by one
-        self.order: list[str] = []  # and every key written, sorted
+        self.parts: list[Part] = []
 
-    def line(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> bytes:
-        """The dump's line, exactly as `json.dumps(..., sort_keys=True)` with the events last would make it."""
-        events = state.get("events")
-        joined = isinstance(events, EncodedEvents)
-        if block is not None and not (
-            block.keys() <= state.keys() and all(map(operator.is_, map(state.__getitem__, block), block.values()))
-        ):
-            block = None  # the dump does not hold the block's own values (a key of the box's over one)
-        layout = (tuple(state), None if block is None else tuple(block), joined)
-        if layout != self.layout:
-            apart = {*(block or ()), *(("events",) if joined else ())}
-            self.layout, self.rest = layout, [key for key in state if key not in apart]
-            self.order = sorted([*(block or ()), *self.rest])
-        fields = self._fields([(key, state[key]) for key in self.rest])
-        if block is not None:
-            last = self.block
-            same = last is not None and (last[0] is block or last[0] == block)
-            block_fields = last[1] if same and last is not None else self._fields(list(block.items()))
-            self.block = (block, block_fields)
-            fields = {**block_fields, **fields}
-        self.kept = fields
-        body = ",".join([fields[key][1] for key in self.order])
-        if joined:
-            body += ("," if body else "") + '"events":' + events.text  # type: ignore[union-attr]
-        return ('{"state":{' + body + "}}\n").encode()
-
-    def _fields(self, items: list[tuple[str, Any]]) -> Fields:
-        """The fields of these keys: the kept one where the value is unchanged, else written anew."""
-        kept, fresh = self.kept, {}
-        for key, value in items:
-            old = kept.get(key)
-            if old is not None and (old[0] is value or (type(old[0]) is type(value) and old[0] == value)):
-                fresh[key] = old
-            else:
-                fresh[key] = (value, _field(key, value))
-        return fresh
+    def line(self, *parts: dict[str, Any], events: EncodedEvents | None = None) -> bytes:
+        """The dump's line: each part's keys sorted, then the events' JSON as they are."""
+        if len(parts) != len(self.parts):
+            self.parts = [Part(dump) for dump in parts]
+        else:
+            for index, dump in enumerate(parts):
+                kept = self.parts[index]
+                if dump is kept.dump:
+                    continue
+                if tuple(dump) != kept.keys:
+                    self.parts[index] = Part(dump)
+                else:
+                    kept.update(dump)
+        texts = [part.text for part in self.parts if part.text]
+        if events is not None:
+            texts.append('"events":' + events.text)
+        return ('{"state":{' + ",".join(texts) + "}}\n").encode()

@@ -26,6 +26,10 @@ class GameHost(Host, Protocol):
         """The step just taken, told at once; the call returned shows and publishes it once journaled."""
 
 
+# The state dump's game keys while no game is in play (shared: never change it), and their defaults while one is
+NO_GAME: dict[str, Any] = {"game": None, "players": [], "current_player": None, "over": False, "winners": []}
+
+
 class GameScreen(BaseScreen):
     """The running game: every press the Box does not keep, taps of its own deck, its dice."""
 
@@ -39,6 +43,7 @@ class GameScreen(BaseScreen):
         super().__init__()
         self.session = session
         self.game_host, self.dice_open, self.leave = host, dice_open, leave
+        self.dumped: tuple[Any, dict[str, Any]] | None = None  # the state last dumped, and its dump
 
     @property
     def game(self) -> str:
@@ -79,14 +84,22 @@ class GameScreen(BaseScreen):
         return over_view(view) if self.over() else view
 
     def dump(self) -> dict[str, Any]:
+        """The game's keys of the state dump but its count of actions (the Box's), made once a state:
+        the same dict (never change it) until the game moves, so a follower's line tells at once
+        that they did not change (a cursor moved in a picker: the public keys are all equal)."""
         session = self.session
-        return {
-            "game": self.game,
-            "players": list(session.players),
-            "options": dict(session.record.options),
-            "actions": session.count,
-            **session.public(),  # the game's secrets stay at the table
-        }
+        if self.dumped is None or self.dumped[0] is not session.state:
+            self.dumped = (
+                session.state,
+                {
+                    **NO_GAME,
+                    "game": self.game,
+                    "players": list(session.players),
+                    "options": dict(session.record.options),
+                    **session.public(),  # the game's secrets stay at the table
+                },
+            )
+        return self.dumped[1]
 
 
 GAME_OVER_HINT = "hold OK: menu"

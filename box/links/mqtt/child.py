@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from box.events import EncodedEvents
 from box.links.control import ControlServer
 from box.links.mqtt.bridge import fingerprint
 from box.links.mqtt.publisher import CLOSE_WAIT
@@ -121,9 +122,9 @@ class PacedControl(ControlServer):
         super().__init__(path, lambda command: None)
         self.child, self.margin = child, margin
 
-    def publish(self, state: dict[str, Any], block: dict[str, Any] | None = None) -> None:
-        super().publish(state, block)
-        numbered = [e for e in state.get("events") or () if isinstance(e, dict) and isinstance(e.get("seq"), int)]
+    def publish(self, *parts: dict[str, Any], events: EncodedEvents | None = None) -> None:
+        super().publish(*parts, events=events)
+        numbered = [e for e in events or () if isinstance(e.get("seq"), int)]
         if numbered and not self.child.ended:
             self.child.wait_seen(str(numbered[-1]["run"]), numbered[-1]["seq"] - self.margin)
 
