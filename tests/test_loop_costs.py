@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from box.games import GAMES
 from box.links import control as control_module
 from box.links.client import ControlClient
-from box.games import GAMES
 from box.links.control import ControlCommand, ControlServer
 from box.screens.render import next_scroll
 from box.sim.world import SimulatedBox
