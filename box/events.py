@@ -314,7 +314,7 @@ class Subscription:
 
 
 class OnLoop:
-    """A subscriber the loop itself owns (the phone link's window, box/parts/phone.py), handed each
+    """A subscriber the loop itself owns (the phone link's window, box/parts/phonelink.py), handed each
     event at once on the loop's thread: no thread, no queue, nothing to wait for. Its handler
     only keeps the event (it must never wait); what it raises is logged and counted, as a threaded
     subscriber's."""

@@ -123,8 +123,8 @@ def test_damage_met_by_the_pages_undo_label_sets_the_file_aside_not_the_loop_dow
         def subscribed(self) -> bool:
             return True
 
-        def publish(self, state: dict[str, object], block: dict[str, object] | None = None) -> None:
-            self.dumps.append(state)
+        def publish(self, *parts: dict[str, object], events: object = None) -> None:
+            self.dumps.append({key: value for part in parts for key, value in part.items()})
 
     state = tmp_path / "state"
     world = SimulatedBox(state_dir=state, seed=1)

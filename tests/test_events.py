@@ -156,7 +156,7 @@ def test_the_history_takes_any_bytes_without_a_traceback(tmp_path_factory, data)
 
 def test_the_loops_own_subscriber_has_each_event_when_publish_returns() -> None:
     """The phone link keeps the events on the loop's thread: the dump of the same pass carries them."""
-    from box.parts.phone import PhoneLink
+    from box.parts.phonelink import PhoneLink
 
     bus = EventBus()
     link = PhoneLink()

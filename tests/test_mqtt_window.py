@@ -1,5 +1,5 @@
 """The MQTT process takes the box's events from its state dumps: each once, in order, the ones it
-could not see counted (box/links/mqtt/bridge.py `Window`, over the phone link's numbered window, box/parts/phone.py)."""
+could not see counted (box/links/mqtt/bridge.py `Window`, over the phone link's numbered window, box/parts/phonelink.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from box.events import DiceRolled, Standing, StorageBack
 from box.links.client import ControlClient
 from box.links.control import ControlServer
 from box.links.mqtt import STATUS_LINE, Window, event_from_entry
-from box.parts.phone import PhoneLink
+from box.parts.phonelink import PhoneLink
 
 
 def standing(turn: int) -> Standing:

@@ -33,7 +33,7 @@ from box.events import EncodedEvents, OnLoop
 from box.games.base import View
 from box.links.control import ControlCommand, ControlServer
 from box.messages import CardPlaced, Edge, Pressed
-from box.parts.phone import PhoneLink
+from box.parts.phonelink import PhoneLink
 from box.ports.buttons import PressDetector
 from box.screens.protocol import Card
 from box.storage.journal import JournalCorrupted

@@ -1,7 +1,7 @@
 """The box's events on MQTT, for the home (docs/mqtt.md): `gravebox mqtt`, a process of its own.
 
 The box publishes its state dump on its control socket (box/links/control.py) after every change, with
-its newest events, each numbered (box/parts/phone.py, `PhoneLink`). This process subscribes to that
+its newest events, each numbered (box/parts/phonelink.py, `PhoneLink`). This process subscribes to that
 stream with the page's client (box/links/client.py), takes each event once by its number
 (`Window`: a dump it skipped costs nothing while the event is still in the window; one that fell
 out of it is counted as missed), and publishes it with paho-mqtt (`MqttPublisher`, paho's network
