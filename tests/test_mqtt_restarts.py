@@ -108,6 +108,7 @@ def test_each_event_reaches_the_broker_once_across_restarts_of_the_publisher(bro
 def test_a_killed_publisher_started_again_publishes_only_what_it_had_not(broker: Broker, tmp_path: Path) -> None:
     box = Box(tmp_path, "test/killed", broker.port)
     watcher = Watcher(broker.port, "test/killed/event/#")
+    marked = Watcher(broker.port, "test/killed/published")  # what each process said it had published
     config = tmp_path / "config.toml"
     config.write_text('[mqtt]\nhost = "nowhere.invalid"\nbase_topic = "test/killed"\n', encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
@@ -122,6 +123,8 @@ def test_a_killed_publisher_started_again_publishes_only_what_it_had_not(broker:
                 assert process.stdout is not None and process.stdout.readline().strip() == "subscribed"
                 box.rolls(3)
                 watcher.wait_for(lambda seen: len(numbers(watcher, "test/killed")) >= link.numbered)
+                # its marker follows the events: killed before it lands, the next one would publish them again
+                marked.wait_for(lambda seen: bool(seen) and json.loads(seen[-1][1]).get("seq") == link.numbered)
             finally:
                 process.send_signal(signal.SIGKILL)  # no goodbye at all
                 process.wait(WAIT)
@@ -164,6 +167,7 @@ def test_a_publisher_started_late_in_a_game_publishes_the_game_as_it_stands_then
             stop(bridge, thread)
     finally:
         watcher.stop()
+        marked.stop()
         box.close()
 
 
