@@ -141,6 +141,7 @@ def test_a_killed_publisher_started_again_publishes_only_what_it_had_not(broker:
         assert numbers(watcher, "test/killed") == [(link.run, seq) for seq in range(1, link.numbered + 1)]
     finally:
         watcher.stop()
+        marked.stop()
         box.close()
 
 
@@ -167,7 +168,6 @@ def test_a_publisher_started_late_in_a_game_publishes_the_game_as_it_stands_then
             stop(bridge, thread)
     finally:
         watcher.stop()
-        marked.stop()
         box.close()
 
 
