@@ -287,14 +287,7 @@ class Subscription:
                 if not self.queue:
                     return
                 event = self.queue.popleft()
-            try:
-                self.handler(event)
-            except Exception:  # a subscriber's fault stays with it: logged, counted, the box goes on
-                if not self.failed:
-                    log.exception("event subscriber %s failed on %s", self.name, event_name(event))
-                self.failed += 1
-            else:
-                self.delivered += 1
+            hand_over(self, event)
 
     def flush(self, timeout: float) -> bool:
         """Wait until every queued event was handed over (tests, the simulator); False on time-out."""
@@ -324,14 +317,7 @@ class OnLoop:
         self.delivered = self.failed = 0
 
     def offer(self, event: Event) -> None:
-        try:
-            self.handler(event)
-        except Exception:
-            if not self.failed:
-                log.exception("event subscriber %s failed on %s", self.name, event_name(event))
-            self.failed += 1
-        else:
-            self.delivered += 1
+        hand_over(self, event)
 
     def flush(self, timeout: float) -> bool:
         return True  # each event was handed over as it came
@@ -341,6 +327,19 @@ class OnLoop:
 
     def stats(self) -> dict[str, int]:
         return {"delivered": self.delivered, "dropped": 0, "failed": self.failed}
+
+
+def hand_over(subscriber: Subscription | OnLoop, event: Event) -> None:
+    """Give `event` to a subscriber's handler and count it; what the handler raises stays with it:
+    logged (the first time), counted as failed, and the box goes on."""
+    try:
+        subscriber.handler(event)
+    except Exception:
+        if not subscriber.failed:
+            log.exception("event subscriber %s failed on %s", subscriber.name, event_name(event))
+        subscriber.failed += 1
+    else:
+        subscriber.delivered += 1
 
 
 class EventBus:

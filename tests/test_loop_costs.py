@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -117,14 +119,25 @@ def test_a_change_made_while_nobody_follows_reaches_the_first_follower(world: Si
         control.stop()
 
 
-def test_a_press_and_its_events_go_in_one_dump(tmp_path: Path) -> None:
-    """The events a press publishes are in the dump its pass makes: no second dump follows for them."""
-    world = SimulatedBox(state_dir=tmp_path / "state", seed=1)
+@contextlib.contextmanager
+def followed(tmp_path: Path, seed: int) -> Iterator[tuple[SimulatedBox, ControlServer]]:
+    """A simulated box whose control socket one subscriber follows."""
+    world = SimulatedBox(state_dir=tmp_path / "state", seed=seed)
     control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
     control.start()
     stream = ControlClient(control.path).subscribe()
     try:
         world.loop.attach_control(control)
+        yield world, control
+    finally:
+        stream.close()
+        control.stop()
+        world.close()
+
+
+def test_a_press_and_its_events_go_in_one_dump(tmp_path: Path) -> None:
+    """The events a press publishes are in the dump its pass makes: no second dump follows for them."""
+    with followed(tmp_path, seed=1) as (world, control):
         world.box.lobby.start_game("deck-of-death", world.now, players=2)
         world.put("left", world.box.tags.uid_of("deck-of-death", "dd177"))  # Guardian Angel: its picker
         world.lift("left")
@@ -137,22 +150,13 @@ def test_a_press_and_its_events_go_in_one_dump(tmp_path: Path) -> None:
             assert world.loop.dumps == dumps + 1, button
             sent = json.loads(control.latest or b"")["state"]["events"]
             assert sent[-1]["event"] == "action-accepted" and sent[-1]["seq"] == world.loop.link.numbered
-    finally:
-        stream.close()
-        control.stop()
-        world.close()
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_line_in_parts_is_the_whole_dump_with_no_key_twice(tmp_path: Path, game: str) -> None:
     """The line is made of the box's keys, the game's and the loop's: no key in two of them, and
     together the state the Box dumps whole (docs/state.md), whatever the game and its moves."""
-    world = SimulatedBox(state_dir=tmp_path / "state", seed=3)
-    control = ControlServer(tmp_path / "run" / "control.sock", world.loop.enqueue)
-    control.start()
-    stream = ControlClient(control.path).subscribe()
-    try:
-        world.loop.attach_control(control)
+    with followed(tmp_path, seed=3) as (world, control):
         world.box.lobby.start_game(game, world.now, players=3)
         moves = random.Random(game)
         for _ in range(40):
@@ -164,7 +168,3 @@ def test_the_line_in_parts_is_the_whole_dump_with_no_key_twice(tmp_path: Path, g
             state = json.loads(control.latest or b"")["state"]
             whole = json.loads(json.dumps(world.box.dump(world.now)))
             assert {key: state[key] for key in whole} == whole
-    finally:
-        stream.close()
-        control.stop()
-        world.close()
