@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import json
 import logging
-import operator
 import threading
 from _json import make_encoder  # the json module's own C encoder (`json.encoder.c_make_encoder`)
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring_ascii
 from typing import Any, NamedTuple
 
@@ -212,6 +211,51 @@ _NAMES: dict[type, str] = {}  # each kind of event's name, made once
 _COMPACT = make_encoder(None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", True, False, True)
 
 
+SCALAR_JSON: dict[type, Callable[[Any], str]] = {  # a plain value's JSON as `compact_json` writes it, without the encoder
+    str: encode_basestring_ascii,
+    int: int.__repr__,
+    float: float.__repr__,  # finite: the box's own figures and times
+    bool: {True: "true", False: "false"}.__getitem__,
+    type(None): {None: "null"}.__getitem__,
+}
+
+
+def value_json(value: Any) -> str:
+    """`compact_json(value)`, a plain value's by its own repr (a C call, not the encoder's set-up).
+
+    >>> [value_json(v) for v in ("Ann", 3, 2.5, True, None, (1, "a"))]
+    ['"Ann"', '3', '2.5', 'true', 'null', '[1,"a"]']
+    """
+    scalar = SCALAR_JSON.get(type(value))
+    return scalar(value) if scalar is not None else compact_json(value)
+
+
+def event_text(event: Event, at: float, run: str, seq: int | None) -> str:
+    """The event's JSON as the state dump carries it: `as_json(event)` with its time, the box's run
+    and its number (None: a standing, unnumbered), written as `compact_json` writes that entry
+    (keys sorted), without making the entry (a dump carries the text; few ask for the entry).
+
+    >>> event_text(DiceRolled((6, 6), None), 1.5, "ab12", 7)
+    '{"at":1.5,"event":"dice-rolled","faces":[6,6],"game":null,"run":"ab12","seq":7}'
+    """
+    kind = type(event)
+    plan = _PLANS.get((kind, seq is None))
+    if plan is None:
+        plan = _PLANS[kind, seq is None] = _plan(kind, seq is None)
+    row = (at, event_name(event), run, seq, *event)
+    get = SCALAR_JSON.get
+    return "{" + ",".join([head + (s(v) if (s := get(type(v := row[i]))) else compact_json(v)) for head, i in plan]) + "}"
+
+
+def _plan(kind: type, unnumbered: bool) -> tuple[tuple[str, int], ...]:
+    """Each key of `kind`'s entry in sorted order: its `"key":` and its place in `event_text`'s row."""
+    keys = ("at", "event", "run", "seq", *kind._fields)  # type: ignore[attr-defined]
+    return tuple(sorted((encode_basestring_ascii(key) + ":", place) for place, key in enumerate(keys) if key != "seq" or not unnumbered))
+
+
+_PLANS: dict[tuple[type, bool], tuple[tuple[str, int], ...]] = {}
+
+
 def compact_json(value: Any) -> str:
     """`json.dumps(value, separators=(",", ":"), sort_keys=True)`, by the json module's own C encoder
     made once (`json.dumps` makes it anew for every value: most of a small value's cost).
@@ -229,23 +273,31 @@ class EncodedEvent(dict[str, Any]):
 
     __slots__ = ("text",)
 
-    def __init__(self, entry: dict[str, Any]) -> None:
+    def __init__(self, entry: dict[str, Any], text: str | None = None) -> None:
         super().__init__(entry)
-        self.text = compact_json(entry)
+        self.text = compact_json(entry) if text is None else text  # `text`: the entry's JSON, already made
 
 
-class EncodedEvents(list[EncodedEvent]):
-    """The events a state dump carries, their JSON joined from each one's (`text`: the dump's line
-    uses it as it is, box/links/statelines.py)."""
+class EncodedEvents:
+    """The events a state dump carries, in order: their entries (iterated) and their JSON joined from
+    each one's (`text`: the dump's line uses it as it is, box/links/statelines.py).
 
-    __slots__ = ("text",)
+    >>> events = EncodedEvents([EncodedEvent({"event": "undone", "seq": 1})])
+    >>> events.text, [entry["seq"] for entry in events], len(EncodedEvents())
+    ('[{"event":"undone","seq":1}]', [1], 0)
+    """
 
-    def __init__(self, events: Iterable[EncodedEvent] = ()) -> None:
-        super().__init__(events)
-        self.text = "[" + ",".join(map(_TEXT, self)) + "]"
+    __slots__ = ("entries", "text")
 
+    def __init__(self, entries: Iterable[EncodedEvent] = ()) -> None:
+        self.entries = tuple(entries)
+        self.text = "[" + ",".join([entry.text for entry in self.entries]) + "]"
 
-_TEXT = operator.attrgetter("text")
+    def __iter__(self) -> Iterator[EncodedEvent]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
 
 
 def as_json(event: Event) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import typing
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from box.events import (
     ActionAccepted,
     Bust,
     DiceRolled,
+    Event,
     EventBus,
     GameOver,
     GameStarted,
@@ -21,6 +23,8 @@ from box.events import (
     TurnPassed,
     Undone,
     as_json,
+    compact_json,
+    event_text,
 )
 from box.sim.script import ScriptRunner, parse_script
 from box.sim.world import SimulatedBox
@@ -103,6 +107,22 @@ def test_events_are_json_for_the_wire() -> None:
         "last": 0,
     }
     assert as_json(StorageBack()) == {"event": "storage-back"}
+
+
+FIELD_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+    st.tuples(st.integers(1, 6), st.integers(1, 6)), st.lists(st.text(max_size=4), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.dictionaries(st.text(max_size=4), st.integers()), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(typing.get_args(Event)), st.data(), st.floats(0, 2e9), st.none() | st.integers(1, 10**6))
+def test_an_events_text_is_its_entrys_json(kind: type, data: st.DataObject, at: float, seq: int | None) -> None:
+    """The dump's event text, written without its entry, is byte for byte the entry's `compact_json`."""
+    event = kind(*(data.draw(FIELD_VALUES) for _ in kind._fields))
+    entry = {**as_json(event), "at": at, "run": "ab12", **({} if seq is None else {"seq": seq})}
+    assert event_text(event, at, "ab12", seq) == compact_json(entry)
 
 
 def test_the_history_keeps_each_finished_game_as_one_line(tmp_path: Path) -> None:

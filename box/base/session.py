@@ -245,6 +245,7 @@ class GameSession:
         self.base = Base(0, 0, self.first)
         self.tail: list[tuple[int, Action, Any]] = []  # (seq, action, state it made) after the base, < checkpoint_every
         self.before: Any = None  # the state before the newest action in force, when known (for its undo label)
+        self.said: tuple[Any, Action, str | None] | None = None  # the state `told` last worded, its action, the words
         self.replay()
 
     @property
@@ -350,8 +351,14 @@ class GameSession:
         return None
 
     def told(self, action: Action) -> str | None:
-        """The rules' words for the newest action (a roll is the box's dice: none)."""
-        return None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
+        """The rules' words for the newest action (a roll is the box's dice: none), worded once a state
+        (the action's event and the undo label both ask)."""
+        said = self.said
+        if said is not None and said[0] is self.state and said[1] is action:
+            return said[2]
+        words = None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
+        self.said = (self.state, action, words)
+        return words
 
     def undo(self) -> bool:
         """Take back the last action; False when there is none."""

@@ -14,7 +14,7 @@ from itertools import compress
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from box.events import EncodedEvents, compact_json
+from box.events import EncodedEvents, value_json
 
 
 def state_line(state: dict[str, Any]) -> bytes:
@@ -38,11 +38,12 @@ class Part:
     """One part of the dump as last written: its dict, its keys, their values and types, each key's
     JSON in sorted order, and all of them joined."""
 
-    __slots__ = ("dump", "fields", "keys", "slots", "text", "types", "values")
+    __slots__ = ("dump", "fields", "heads", "keys", "slots", "text", "types", "values")
 
     def __init__(self, dump: dict[str, Any]) -> None:
         self.dump, self.keys = dump, tuple(dump)
         self.values, self.types = list(dump.values()), list(map(type, dump.values()))
+        self.heads = [encode_basestring_ascii(key) + ":" for key in self.keys]  # '"key":', made once
         place = {key: slot for slot, key in enumerate(sorted(self.keys))}
         self.slots = [place[key] for key in self.keys]  # each key's place among the sorted fields
         self.fields = [""] * len(self.keys)
@@ -51,7 +52,7 @@ class Part:
         self.text = ",".join(self.fields)
 
     def write(self, index: int) -> None:
-        self.fields[self.slots[index]] = encode_basestring_ascii(self.keys[index]) + ":" + compact_json(self.values[index])
+        self.fields[self.slots[index]] = self.heads[index] + value_json(self.values[index])
 
     def update(self, dump: dict[str, Any]) -> None:
         """Take `dump` (the same keys in the same order) for this part, writing the keys that changed

@@ -3,12 +3,12 @@ phone page, the MQTT process), sent with every state dump (box/core/loop.py, box
 
 from __future__ import annotations
 
-import operator
 import os
 import time
 from collections import deque
+from collections.abc import Iterator
 
-from box.events import EncodedEvent, EncodedEvents, Event, Standing, as_json
+from box.events import EncodedEvent, EncodedEvents, Event, Standing, as_json, event_text
 
 
 class PhoneLink:
@@ -39,10 +39,10 @@ class PhoneLink:
         self.numbered = 0
         self.changes = 0  # events taken so far, numbered or not: the loop dumps the state again when it grows
         self.standing: KeptEvent | None = None  # the newest standing, among `recent`
-        self.encoded: tuple[int, EncodedEvents] = (0, EncodedEvents())  # `events` as of that many changes
+        self.encoded: tuple[int, EncodedEvents] = (0, KeptEvents(()))  # `events` as of that many changes
 
     def __call__(self, event: Event) -> None:
-        kept = KeptEvent(event, round(time.time(), 3), None)
+        kept = KeptEvent(event, round(time.time() * 1000) / 1000, None)  # to the ms (`round(t, 3)` costs a decimal conversion)
         if isinstance(event, Standing):
             if self.standing is not None:
                 self.recent.remove(self.standing)
@@ -63,28 +63,52 @@ class PhoneLink:
             recent = self.recent
             for index in range(-min(self.changes - changes, len(recent)), 0):
                 recent[index].encode(self.run)
-            encoded = EncodedEvents(map(_ENTRY, recent))
+            encoded = KeptEvents(tuple(recent))
             self.encoded = (self.changes, encoded)
         return encoded
 
 
+class KeptEvents(EncodedEvents):
+    """The window as a dump carries it: the JSON joined at once (the line needs it), the entries only
+    when iterated (the line does not)."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, kept: tuple[KeptEvent, ...]) -> None:
+        self.kept = kept
+        self.text = "[" + ",".join([event.text for event in kept]) + "]"
+
+    def __iter__(self) -> Iterator[EncodedEvent]:
+        return (event.entry for event in self.kept)
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+
 class KeptEvent:
     """An event the phone link keeps: when it came (`at`), its number (None: a standing), and its
-    entry as the dump carries it, made when first asked for (`encode`)."""
+    JSON as the dump carries it, made when first asked for (`encode`); its entry (the JSON's object)
+    only when someone iterates the window."""
 
-    __slots__ = ("at", "entry", "event", "seq")
+    __slots__ = ("_entry", "at", "event", "run", "seq", "text")
 
     def __init__(self, event: Event, at: float, seq: int | None):
         self.event, self.at, self.seq = event, at, seq
-        self.entry: EncodedEvent | None = None
+        self.run = ""
+        self.text = ""  # its JSON, once made
+        self._entry: EncodedEvent | None = None
 
     def encode(self, run: str) -> None:
-        if self.entry is None:
+        if not self.text:
+            self.run, self.text = run, event_text(self.event, self.at, run, self.seq)
+
+    @property
+    def entry(self) -> EncodedEvent:
+        """The event as the dump's JSON object (`as_json`, with `at`, `run` and `seq`), made once."""
+        if self._entry is None:
             entry = as_json(self.event)
-            entry["at"], entry["run"] = self.at, run
+            entry["at"], entry["run"] = self.at, self.run
             if self.seq is not None:
                 entry["seq"] = self.seq
-            self.entry = EncodedEvent(entry)
-
-
-_ENTRY = operator.attrgetter("entry")
+            self._entry = EncodedEvent(entry, self.text)
+        return self._entry

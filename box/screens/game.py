@@ -43,7 +43,7 @@ class GameScreen(BaseScreen):
         super().__init__()
         self.session = session
         self.game_host, self.dice_open, self.leave = host, dice_open, leave
-        self.dumped: tuple[Any, dict[str, Any]] | None = None  # the state last dumped, and its dump
+        self.dumped: tuple[Any, dict[str, Any], dict[str, Any]] | None = None  # the state last dumped, its public keys, the dump
 
     @property
     def game(self) -> str:
@@ -85,21 +85,18 @@ class GameScreen(BaseScreen):
 
     def dump(self) -> dict[str, Any]:
         """The game's keys of the state dump but its count of actions (the Box's), made once a state:
-        the same dict (never change it) until the game moves, so a follower's line tells at once
-        that they did not change (a cursor moved in a picker: the public keys are all equal)."""
+        the same dict (never change it) until the game's public keys change, so a follower's line tells
+        at once that they did not (a cursor moved in a picker: a new state, the public keys all equal)."""
         session = self.session
-        if self.dumped is None or self.dumped[0] is not session.state:
-            self.dumped = (
-                session.state,
-                {
-                    **NO_GAME,
-                    "game": self.game,
-                    "players": list(session.players),
-                    "options": dict(session.record.options),
-                    **session.public(),  # the game's secrets stay at the table
-                },
-            )
-        return self.dumped[1]
+        dumped = self.dumped
+        if dumped is None or dumped[0] is not session.state:
+            public = session.public()  # the game's secrets stay at the table
+            if dumped is not None and public == dumped[1]:  # a move the table does not see (a cursor)
+                self.dumped = (session.state, public, dumped[2])
+            else:
+                game = {**NO_GAME, "game": self.game, "players": list(session.players), "options": dict(session.record.options), **public}
+                self.dumped = (session.state, public, game)
+        return self.dumped[2]
 
 
 GAME_OVER_HINT = "hold OK: menu"
