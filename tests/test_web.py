@@ -648,3 +648,9 @@ def test_history_lists_its_games_a_page_at_a_time_and_counts_them_all(tmp_path: 
         assert 'href="/history?page=1">Newer games' in second and "Abandoned" not in second
         for odd in ("0", "abc", "-3", "9999999999"):  # a page number from the address that is none: the first
             assert client.get(f"/history?page={odd}").text.count('<article class="game">') in (PAGE_GAMES, 5)
+        ann = client.get("/players/Ann").text  # a player's games a page at a time too; their figures count all
+        rows = re.findall(r"<tr><td>#(\d+)", ann)
+        assert len(rows) == PAGE_GAMES and rows[0] == str(games) and f"{games} games" in ann
+        assert f"In all: celebrities <b>{games}</b>" in ann and "page 1 of 2" in ann and 'href="?page=2">Older games' in ann
+        older = client.get("/players/Ann?page=2").text
+        assert re.findall(r"<tr><td>#(\d+)", older) == [str(n) for n in range(5, 0, -1)] and "Older games" not in older

@@ -25,6 +25,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from box.errors import FileProblem
@@ -109,14 +110,15 @@ def temporary_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}-{threading.get_native_id()}.tmp")
 
 
-def write_atomically(path: Path, data: str | bytes) -> None:
-    """Replace the file at `path` with `data` (text as UTF-8): durably, atomically, through no link.
+def write_atomically(path: Path, data: str | bytes | Iterable[bytes]) -> None:
+    """Replace the file at `path` with `data` (text as UTF-8; or its bytes in chunks, written as they
+    come: a large file is never whole in memory): durably, atomically, through no link.
 
     The temporary is created exclusively without following links (O_CREAT|O_EXCL|O_NOFOLLOW): a
     name already taken (a leftover, a planted link) is removed, not followed, and made again.
     OSError when the storage refuses; then no temporary is left and the old file is as it was.
     """
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    chunks = (data.encode("utf-8"),) if isinstance(data, str) else (data,) if isinstance(data, bytes) else data
     temporary = temporary_name(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -126,9 +128,10 @@ def write_atomically(path: Path, data: str | bytes) -> None:
         descriptor = os.open(temporary, flags, 0o666)
     try:
         try:
-            view = memoryview(raw)
-            while view:
-                view = view[os.write(descriptor, view) :]
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(descriptor, view) :]
             os.fsync(descriptor)  # the new file is on the storage before it takes the name
         finally:
             os.close(descriptor)

@@ -334,28 +334,33 @@ class JournalView:
         except Exception as problem:  # a deck that changed since: the game without figures
             return self.unreadable(record, problem)
 
-    def count(self, wanted: list[tuple[GameRecord, str]], until: float | None) -> list[tuple[GameRecord, str]]:
-        """Summarise `wanted` (newest first), each in its own short read transaction, until the clock
-        passes `until`; the games left. The cache file is written every KEEP_EVERY games and at the end."""
+    def count(self, wanted: list[GameRow], until: float | None) -> list[GameRow]:
+        """Summarise the finished games of `wanted` (newest first), each in its own short read
+        transaction, until the clock passes `until`; the games left. Each row is decoded only when its
+        game is counted (a thousand waiting games hold their rows' text, not their records). The
+        cache file is written every KEEP_EVERY games and at the end."""
         played = {game.number: game for game in read_played(self.played)} if self.played is not None else {}
-        done = 0
-        while wanted and (until is None or self.clock() < until):
-            record, key = wanted[0]
+        done = index = 0
+        while index < len(wanted) and (until is None or self.clock() < until):
+            row = wanted[index]
+            index += 1
+            record = row.record()
+            if record is None:  # logged: not shown
+                continue
             with self.reading() as db:
                 if db is None:
                     return []
                 summary = self.count_one(db, record, played.get(record.id))
             with self.lock:
-                self.summaries[record.id] = (key, self.share.summary(summary))
-            wanted = wanted[1:]
+                self.summaries[record.id] = (row.key, self.share.summary(summary))
             done += 1
             if done % KEEP_EVERY == 0:
                 self.keep()
         if done:
             self.keep()
-        return wanted
+        return wanted[index:]
 
-    def count_in_background(self, wanted: list[tuple[GameRecord, str]]) -> None:
+    def count_in_background(self, wanted: list[GameRow]) -> None:
         """The worker: summarise the games left, then stop (a journal the box holds locked stops it
         too; the next view starts it again)."""
 
@@ -388,10 +393,8 @@ class JournalView:
         shown = [row for row in snap.rows if row.name in GAMES]
         with self.lock:
             kept = {row.id: self.kept(row.id, row.key) for row in shown if row.finished}
-        wanted = [
-            (record, row.key)
-            for row in reversed(shown)
-            if row.finished and kept[row.id] is None and (record := row.record()) is not None
+        wanted = [  # their rows, each decoded again when counted: the worker holds no thousand records
+            row for row in reversed(shown) if row.finished and kept[row.id] is None and row.record() is not None
         ]
         if wanted and not self.counting() and self.counter.acquire(blocking=False):  # one view counts at a time
             try:

@@ -25,7 +25,7 @@ from box.web.people import PlayerStats, player_stats, seated, seats_of
 from box.web.site import BUSY, Site
 from box.web.summaries import GameSummary
 
-PAGE_GAMES = 25  # games a History page lists, newest first; the players' table counts them all
+PAGE_GAMES = 25  # games a History or a player's page lists, newest first; the figures count them all
 
 
 class HistoryPage:
@@ -96,7 +96,11 @@ class HistoryPage:
         stats = find_player(player_stats(games, roster_of(self.site), seats_of(values)), name)
         if stats is None:
             return self.site.message(request, f"No finished game with {name!r}", 404)
-        return self.site.page(request, "player.html", {"stats": stats})
+        pages = max(1, -(-len(stats.played) // PAGE_GAMES))  # their games a page, newest first; the totals count all
+        page = min(max(1, _number(request.query_params.get("page"))), pages)
+        played = stats.played[(page - 1) * PAGE_GAMES : page * PAGE_GAMES]
+        context = {"stats": stats, "played": played, "shown": {g.name for g in played}, "page": page, "pages": pages}
+        return self.site.page(request, "player.html", context)
 
 
 def _number(text: str | None) -> int:
