@@ -363,6 +363,9 @@ install_program() {
         tar -C "${source}" -xf "${TEMP}/source.tar"
         run "${PREFIX}/venv/bin/pip" install --quiet --disable-pip-version-check --only-binary=lgpio "${source}[${want}]"
     fi
+    # the dataclasses' methods compiled once, kept beside the byte code pip wrote (box/files/classcode.py):
+    # the services cannot write there, and each start would compile them again
+    run "${PREFIX}/venv/bin/python" -c "from box.cli.service import keep_class_code; keep_class_code()"
     install -d -m 0755 "${ROOT}${PREFIX}"
     printf '%s\n' "${fingerprint}" >"${ROOT}${PREFIX}/source.sha256"
     say "installed  the program (${PREFIX}/venv)"

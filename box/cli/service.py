@@ -108,3 +108,19 @@ def power_off() -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         logging.getLogger("gravebox").error("power off failed: %s", result.stderr.strip())
+
+
+def keep_class_code() -> None:
+    """Compile the methods of every dataclass the box and its games define, and keep them beside the
+    byte code (box/files/classcode.py): install.sh runs this as root, once pip has installed the box
+    where its services cannot write."""
+    import box
+
+    box.CLASS_CODE.forget()  # this version's classes only: an earlier one's are not kept
+    import box.core.app  # the box's modules, as a start imports them
+    import box.core.hardware
+    from box.games import GAMES, rules_for
+
+    for game in GAMES:
+        rules_for(game)
+    box.CLASS_CODE.save()

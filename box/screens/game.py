@@ -96,7 +96,8 @@ class GameScreen(BaseScreen):
             else:
                 game = {**NO_GAME, "game": self.game, "players": list(session.players), "options": dict(session.record.options), **public}
                 self.dumped = (session.state, public, game)
-        return self.dumped[2]
+            dumped = self.dumped
+        return dumped[2]
 
 
 GAME_OVER_HINT = "hold OK: menu"

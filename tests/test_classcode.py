@@ -1,0 +1,96 @@
+"""The dataclasses' methods kept as byte code between starts (box/files/classcode.py): made once, the same
+classes, and a kept file that is not whole never stops a start."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import box
+from box.files.classcode import HEADER, ClassCode, kept_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_class(code: ClassCode, monkeypatch: pytest.MonkeyPatch) -> type:
+    """A frozen dataclass made with `code` as dataclasses' exec."""
+    monkeypatch.setattr(dataclasses, "exec", code.exec, raising=False)
+
+    @dataclasses.dataclass(frozen=True)
+    class Seat:
+        name: str
+        drinks: int = 0
+        laps: tuple[int, ...] = ()
+
+    return Seat
+
+
+def works(Seat: type) -> None:
+    """The class behaves as a frozen dataclass does."""
+    ann = Seat("Ann", 2)
+    assert ann == Seat("Ann", 2) and hash(ann) == hash(Seat("Ann", 2)) and ann != Seat("Bob")
+    assert repr(ann).endswith("Seat(name='Ann', drinks=2, laps=())")
+    assert dataclasses.replace(ann, drinks=3).drinks == 3
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ann.name = "Zed"
+
+
+def test_a_class_made_again_takes_its_kept_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = tmp_path / "classcode.bin"
+    first = ClassCode(kept)
+    works(make_class(first, monkeypatch))
+    assert first.made  # compiled here, kept at the save
+    first.save()
+    again = ClassCode(kept)
+    works(make_class(again, monkeypatch))
+    assert not again.made  # nothing compiled: all of it read back
+
+
+@pytest.mark.parametrize("damage", ["torn", "flipped entry", "flipped index", "another python", "empty", "not ours"])
+def test_a_kept_file_that_is_not_whole_is_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    kept = tmp_path / "classcode.bin"
+    first = ClassCode(kept)
+    make_class(first, monkeypatch)
+    first.save()
+    data = bytearray(kept.read_bytes())
+    if damage == "torn":
+        data = data[: len(data) // 2]
+    elif damage == "flipped entry":
+        data[-10] ^= 0xFF
+    elif damage == "flipped index":
+        data[HEADER + 3] ^= 0xFF
+    elif damage == "another python":
+        data[0] ^= 0xFF
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data = bytearray(b"\x00" * 4096)
+    kept.write_bytes(bytes(data))
+    again = ClassCode(kept)
+    works(make_class(again, monkeypatch))
+    assert again.made  # made anew, and the start goes on
+
+
+def test_a_folder_it_cannot_write_is_left_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = tmp_path / "gone" / "classcode.bin"  # a folder that is not there: the write fails, quietly
+    code = ClassCode(kept)
+    works(make_class(code, monkeypatch))
+    code.save()
+    assert not kept.parent.exists() and code.made
+
+
+def test_a_start_compiles_none_of_the_boxs_dataclasses_once_they_are_kept() -> None:
+    """What install.sh runs keeps them all; a start then finds every one (box/__init__.py installs it)."""
+    assert isinstance(box.CLASS_CODE, ClassCode) and dataclasses.exec == box.CLASS_CODE.exec  # type: ignore[attr-defined]
+    if kept_path() is None:
+        pytest.skip("this Python keeps no byte code")
+    subprocess.run([sys.executable, "-c", "from box.cli.service import keep_class_code; keep_class_code()"], cwd=ROOT, check=True)
+    started = subprocess.run(
+        [sys.executable, "-c", "import box, box.core.app, box.core.hardware; print(len(box.CLASS_CODE.made))"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    )
+    assert started.stdout.strip() == "0"
