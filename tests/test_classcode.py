@@ -50,6 +50,31 @@ def test_a_class_made_again_takes_its_kept_code(tmp_path: Path, monkeypatch: pyt
     assert not again.made  # nothing compiled: all of it read back
 
 
+def test_a_save_keeps_what_another_process_kept_since_this_one_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two starts on an empty file, each making its own classes: the later save keeps the earlier's."""
+    kept = tmp_path / "classcode.bin"
+    early, late = ClassCode(kept), ClassCode(kept)
+    make_class(late, monkeypatch)
+    late.save()
+    monkeypatch.setattr(dataclasses, "exec", early.exec, raising=False)
+
+    @dataclasses.dataclass
+    class Other:
+        laps: int
+
+    assert early.made
+    early.save()
+    again = ClassCode(kept)
+    works(make_class(again, monkeypatch))
+    monkeypatch.setattr(dataclasses, "exec", again.exec, raising=False)
+
+    @dataclasses.dataclass
+    class Other:  # noqa: F811  (the same class made again: its code kept)
+        laps: int
+
+    assert not again.made  # the classes of both starts were found
+
+
 @pytest.mark.parametrize("damage", ["torn", "flipped entry", "flipped index", "another python", "empty", "not ours"])
 def test_a_kept_file_that_is_not_whole_is_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     kept = tmp_path / "classcode.bin"

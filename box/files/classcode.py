@@ -68,6 +68,7 @@ class ClassCode:
         self.base = 0  # where the entries begin in the file
         self.made: dict[str, bytes] = {}  # new entries: a source, its (source, code) as marshal wrote them
         self.file: int | None = None
+        self.merging = True  # a save keeps what the file holds by then (`forget`: not)
         if path is not None:
             with contextlib.suppress(OSError):
                 self.file = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -95,38 +96,41 @@ class ClassCode:
         return code if kept == source else None
 
     def save(self) -> None:
-        """Write the codes kept and the new ones, when there are new ones, where it can (a read-only
-        install: not at all)."""
+        """Add the new codes to the file as it is now (another process may have kept more since this
+        one started: they are kept too), one process at a time; where it can (a read-only install:
+        not at all)."""
         if not self.made or self.path is None:
             return
-        file, kept = self.file, self.index.values() if len(self.index) + len(self.made) <= MOST_KEPT else ()
-        entries = [raw for place in kept if file is not None and (raw := raw_at(file, *self.unpack(place)))]
-        entries += self.made.values()
-        index: dict[int, int] = {}
-        body = bytearray()
-        for raw in entries:
-            source, _ = marshal.loads(raw)
-            index[key_of(source)] = len(body) << 64 | len(raw) << 32 | zlib.crc32(raw)
-            body += raw
-        head = marshal.dumps(index)
-        data = importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + zlib.crc32(head).to_bytes(4, "little") + head + body
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}")
-        with contextlib.suppress(OSError):
+        import fcntl
+
+        with contextlib.suppress(OSError), open(self.path.with_name(f"{self.path.name}.lock"), "ab") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released as the lock file closes
+            now = ClassCode(self.path if self.merging else None)
             try:
-                temporary.write_bytes(data)
-                os.replace(temporary, self.path)  # whole or not at all, whoever else writes it
-                self.made = {}
+                kept = now.entries() if len(now.index) + len(self.made) <= MOST_KEPT else []
             finally:
-                with contextlib.suppress(FileNotFoundError):
-                    temporary.unlink()
+                now.close()
+            write(self.path, [*kept, *self.made.values()])
+            self.made = {}
+
+    def entries(self) -> list[bytes]:
+        """Every whole entry of the file, as it is written there."""
+        file = self.file
+        return [raw for place in self.index.values() if file is not None and (raw := raw_at(file, *self.unpack(place)))]
+
+    def close(self) -> None:
+        if self.file is not None:
+            os.close(self.file)
+            self.file = None
 
     def unpack(self, place: int) -> tuple[int, int, int]:
         """An index entry's place in the file, length and CRC-32."""
         return self.base + (place >> 64), place >> 32 & 0xFFFFFFFF, place & 0xFFFFFFFF
 
     def forget(self) -> None:
-        """Compile every class anew from now on (install.sh: the file then keeps this version's only)."""
-        self.index = {}
+        """Compile every class anew from now on, and write only those (install.sh: the file then keeps
+        this version's classes, none of an earlier one's)."""
+        self.index, self.merging = {}, False
 
     @classmethod
     def install(cls) -> ClassCode:
@@ -136,6 +140,27 @@ class ClassCode:
         dataclasses.exec = code.exec  # type: ignore[attr-defined]
         atexit.register(code.save)
         return code
+
+
+def write(path: Path, entries: list[bytes]) -> None:
+    """The file of these entries (each the `marshal` of a source and its code), whole or not at all."""
+    index: dict[int, int] = {}
+    body = bytearray()
+    for raw in entries:
+        source, _ = marshal.loads(raw)
+        key = key_of(source)
+        if key not in index:  # made here while another process kept it too: once
+            index[key] = len(body) << 64 | len(raw) << 32 | zlib.crc32(raw)
+            body += raw
+    head = marshal.dumps(index)
+    data = importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + zlib.crc32(head).to_bytes(4, "little") + head + body
+    temporary = path.with_name(f"{path.name}.{os.getpid()}")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
 
 
 def read_index(file: int) -> tuple[dict[int, int], int]:
