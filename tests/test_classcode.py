@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import box
+from box.files import classcode
 from box.files.classcode import HEADER, ClassCode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +74,26 @@ def test_a_save_keeps_what_another_process_kept_since_this_one_started(tmp_path:
         laps: int
 
     assert not again.made  # the classes of both starts were found
+
+
+def test_a_file_over_its_bound_keeps_the_classes_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout that kept more than `MOST_KEPT` sources (old versions' classes) keeps, at the next
+    save, those this process found and those it made: a start after it compiles none of them."""
+    kept = tmp_path / "classcode.bin"
+    monkeypatch.setattr(classcode, "MOST_KEPT", 3)
+    old = ClassCode(kept)
+    for number in range(3):
+        old.exec(f"def f(): return {number}", {}, {})
+    old.save()
+    start = ClassCode(kept)
+    works(make_class(start, monkeypatch))  # found nothing: made here
+    start.exec("def f(): return 0", {}, {})  # found
+    start.save()
+    again = ClassCode(kept)
+    works(make_class(again, monkeypatch))
+    again.exec("def f(): return 0", {}, {})
+    assert not again.made  # its class and the source it used kept
+    assert again.kept("def f(): return 1") is None and again.kept("def f(): return 2") is None  # the others gone
 
 
 @pytest.mark.parametrize("damage", ["torn", "flipped entry", "flipped index", "another python", "empty", "not ours"])

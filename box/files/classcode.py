@@ -33,7 +33,7 @@ from typing import Any
 MOST = 64 * 1024  # bytes of one kept code at most (a class's methods: a few kB)
 HEADER = 12  # the interpreter's magic number, then the index's length and its CRC-32 (4 bytes each)
 
-MOST_KEPT = 2000  # sources kept at most: a checkout that kept more (old versions' classes) keeps only its own
+MOST_KEPT = 2000  # sources kept at most: a checkout that kept more (old versions' classes) keeps only those it used
 
 
 def kept_path() -> Path | None:
@@ -67,6 +67,7 @@ class ClassCode:
         self.index: dict[int, int] = {}
         self.base = 0  # where the entries begin in the file
         self.made: dict[str, bytes] = {}  # new entries: a source, its (source, code) as marshal wrote them
+        self.used: set[int] = set()  # the keys of the kept entries this process found
         self.file: int | None = None
         self.merging = True  # a save keeps what the file holds by then (`forget`: not)
         if path is not None:
@@ -93,7 +94,10 @@ class ClassCode:
         if entry is None:
             return None
         kept, code = entry
-        return code if kept == source else None
+        if kept != source:
+            return None
+        self.used.add(key_of(source))
+        return code
 
     def save(self) -> None:
         """Add the new codes to the file as it is now (another process may have kept more since this
@@ -107,7 +111,9 @@ class ClassCode:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released as the lock file closes
             now = ClassCode(self.path if self.merging else None)
             try:
-                kept = now.entries() if len(now.index) + len(self.made) <= MOST_KEPT else []
+                if len(now.index) + len(self.made) > MOST_KEPT:  # old versions' classes go, this one's stay
+                    now.index = {key: place for key, place in now.index.items() if key in self.used}
+                kept = now.entries()
             finally:
                 now.close()
             write(self.path, [*kept, *self.made.values()])
@@ -144,6 +150,8 @@ class ClassCode:
 
 def write(path: Path, entries: list[bytes]) -> None:
     """The file of these entries (each the `marshal` of a source and its code), whole or not at all."""
+    from box.files.bounded import write_atomically  # at exit only: not on the way to READY
+
     index: dict[int, int] = {}
     body = bytearray()
     for raw in entries:
@@ -153,14 +161,7 @@ def write(path: Path, entries: list[bytes]) -> None:
             index[key] = len(body) << 64 | len(raw) << 32 | zlib.crc32(raw)
             body += raw
     head = marshal.dumps(index)
-    data = importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + zlib.crc32(head).to_bytes(4, "little") + head + body
-    temporary = path.with_name(f"{path.name}.{os.getpid()}")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
+    write_atomically(path, importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + zlib.crc32(head).to_bytes(4, "little") + head + body)
 
 
 def read_index(file: int) -> tuple[dict[int, int], int]:
