@@ -8,6 +8,7 @@ journal once it stops), `/api/state`, the exports and the read models on disk ar
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from box.games import GAMES, rules_for
+from box.games.kit import Rulebook
 from box.links.control import ControlServer
 from box.sim.script import run_script
 from box.web.app import WebSettings, create_app
@@ -35,6 +37,15 @@ SECRETS = {  # what each game keeps from the table, in the words of its declarat
 
 def test_each_game_declares_what_it_keeps_secret() -> None:
     assert {game: rules_for(game).secrets.kept for game in GAMES} == SECRETS
+
+
+def test_a_game_that_keeps_nothing_secret_names_every_card() -> None:
+    """`Secrets.kept` "" means every card lies face up: the box's Cards page then names a card laid in
+    any state of the game (box/core/loop.py, `seen_tags`, counts on it)."""
+    never = {field.name: field.default for field in dataclasses.fields(Rulebook)}["secret"]  # the kit's: no card is
+    for game in GAMES:
+        if not rules_for(game).secrets.kept:
+            assert rules_for(game).secret is never, game
 
 
 def played_to(tmp_path: Path, game: str, script: str, until: str) -> list[str]:

@@ -68,6 +68,9 @@ class BoxLoop:
         self.undo_for: tuple[int, int, int | None] | None = None  # the game's place the undo label was made at
         self.undo: str | None = None
         self.last_tags: dict[str, tuple[str, Card | None]] = {}  # reader -> the last tag laid on it (UID, card), for the Cards page
+        self.tags_laid = 0  # tags laid so far: `seen_tags` is made again when it moves
+        self.tags_seen: tuple[Any, int, dict[str, dict[str, Any]]] | None = None  # what `seen_tags` was made at, and it
+        self.kept_keys: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # `loop_keys`: what they were made of, and them
         self.sound_applied: tuple[str, bool] | None = None
         self.panel_applied: tuple[int, bool] | None = None
         self.publish_gap = PUBLISH_GAP  # 0 where the clock is a script's (box/sim/world.py): every pass
@@ -145,16 +148,18 @@ class BoxLoop:
         self.mqtt_said, self.events_seen = mqtt, seen
         self.dumps += 1
         own, game = self.box.dump_parts(now)
-        loops = {
-            **self.box.count(),
-            "last_tags": self.seen_tags(),
-            "subscribers": self.subscriber_figures(now),
-            "set_aside": self.box.set_aside,
-            "undo": self.undo_label(),
-            "mqtt": mqtt,
-        }
+        moves = {**self.box.count(), "undo": self.undo_label()}  # new with every action
         events = self.link.events() if self.link is not None else EncodedEvents()
-        self.control.publish(own, game, loops, events=events)  # sent when changed
+        self.control.publish(own, game, moves, self.loop_keys(now, mqtt), events=events)  # sent when changed
+
+    def loop_keys(self, now: float, mqtt: str | None) -> dict[str, Any]:
+        """The loop's keys of the state dump that seldom change, the same dict until one does (the
+        line then skips them whole: box/links/statelines.py)."""
+        keys = (self.seen_tags(), self.subscriber_figures(now), tuple(self.box.set_aside), mqtt)
+        if self.kept_keys is None or keys != self.kept_keys[0]:
+            tags, figures, aside, mqtt = keys
+            self.kept_keys = (keys, {"last_tags": tags, "subscribers": figures, "set_aside": list(aside), "mqtt": mqtt})
+        return self.kept_keys[1]
 
     def subscriber_figures(self, now: float) -> dict[str, dict[str, int]]:
         """The event subscribers' figures for the phone's Box page, read again at most every
@@ -165,8 +170,13 @@ class BoxLoop:
 
     def seen_tags(self) -> dict[str, dict[str, Any]]:
         """The last tag on each reader as the box knew it: its UID and the card it is (its record's, else
-        the tag map's). A card the game in play keeps secret (a face-down recruit) is only "hidden"."""
+        the tag map's). A card the game in play keeps secret (a face-down recruit) is only "hidden".
+        The same dict until a tag is laid, or another game is in play, or (in a game that keeps a card
+        secret) the game moves."""
         session = self.box.session
+        at = session if session is None or not session.rules.secrets.kept else session.state
+        if self.tags_seen is not None and self.tags_seen[0] is at and self.tags_seen[1] == self.tags_laid:
+            return self.tags_seen[2]
         seen: dict[str, dict[str, Any]] = {}
         for reader, (uid, card) in self.last_tags.items():
             hidden = (
@@ -176,6 +186,7 @@ class BoxLoop:
                 and session.rules.secret(session.state, card[1])
             )
             seen[reader] = {"hidden": True} if hidden else {"uid": uid, "card": list(card) if card else None}
+        self.tags_seen = (at, self.tags_laid, seen)
         return seen
 
     def undo_label(self) -> str | None:
@@ -214,6 +225,7 @@ class BoxLoop:
         self.changed = True
         if isinstance(event, CardPlaced):
             self.last_tags[event.reader] = (event.uid.hex(), event.card or self.box.tags.lookup(event.uid))
+            self.tags_laid += 1
         refused = self.box.take(event, now)
         if self.box.phone.restored is not None and self.remake is not None:  # a phone restored a backup
             self.box, self.last_view = self.remake(now), None  # which resumes the restored game
