@@ -5,8 +5,10 @@ the box (``bench/idle_box.py``: ``gravebox run --fake`` with each reader opened 
 them through pyserial's POSIX port, with the ``select`` and ``read`` system calls it makes on a Pi's
 UART. After READY=1, the three readers online and a settling second, CPU time (per thread from
 ``/proc/PID/task/*/schedstat`` in nanoseconds, cross-checked with ``/proc/PID/stat`` ticks) and
-wake-ups (voluntary and involuntary context switches) of the box's process are read over
-``--seconds`` (default 60). The chips' process is not counted. Peak RSS (VmHWM) is read at the end.
+wake-ups of the box's process are read over ``--seconds`` (default 60): a wake-up is a thread that
+slept (it gave up the CPU: a voluntary context switch) and was woken. The involuntary switches, a
+running thread preempted by another process on a busy machine, are reported beside them
+(``preempted_per_s``): they are this machine's load, not the box's doing. The chips' process is not counted. Peak RSS (VmHWM) is read at the end.
 
 The floor, measured over the same seconds in another process: one thread waking at the poll rate
 (20 Hz, ``Event.wait(0.05)``), the least a polling reader costs before it does any work.
@@ -44,8 +46,8 @@ thread.start(); thread.join()
 """
 
 
-def threads(pid: int) -> dict[int, tuple[int, int]]:
-    """Each thread's (CPU ns, context switches) so far."""
+def threads(pid: int) -> dict[int, tuple[int, int, int]]:
+    """Each thread's (CPU ns, wake-ups, preemptions) so far: its voluntary and involuntary context switches."""
     found = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
@@ -53,8 +55,8 @@ def threads(pid: int) -> dict[int, tuple[int, int]]:
             status = (task / "status").read_text().splitlines()
         except (OSError, ValueError):
             continue  # a thread that just ended
-        switches = sum(int(line.split()[1]) for line in status if "ctxt_switches:" in line)
-        found[int(task.name)] = (cpu_ns, switches)
+        switches = {line.split(":")[0]: int(line.split()[1]) for line in status if "ctxt_switches:" in line}
+        found[int(task.name)] = (cpu_ns, switches["voluntary_ctxt_switches"], switches["nonvoluntary_ctxt_switches"])
     return found
 
 
@@ -106,22 +108,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     chips.stdin.close()
     chips.wait(10)
     per_thread = []
-    for tid, (cpu_ns, switches) in after.items():
-        cpu_before, switches_before = before.get(tid, (0, 0))
+    for tid, (cpu_ns, woken, preempted) in after.items():
+        cpu_before, woken_before, preempted_before = before.get(tid, (0, 0, 0))
         per_thread.append(
             {
                 "cpu_percent": round(100 * (cpu_ns - cpu_before) / 1e9 / wall, 3),
-                "wakeups_per_s": round((switches - switches_before) / wall, 1),
+                "wakeups_per_s": round((woken - woken_before) / wall, 1),
+                "preempted_per_s": round((preempted - preempted_before) / wall, 1),
                 "main": tid == pid,
             }
         )
     per_thread.sort(key=lambda t: -t["cpu_percent"])
-    cpu_percent = round(100 * sum((ns - before.get(tid, (0, 0))[0]) for tid, (ns, _) in after.items()) / 1e9 / wall, 3)
+    cpu_percent = round(100 * sum((ns - before.get(tid, (0, 0, 0))[0]) for tid, (ns, _, _) in after.items()) / 1e9 / wall, 3)
     ticks_percent = round(100 * (ticks_after - ticks_before) / os.sysconf("SC_CLK_TCK") / wall, 2)
     online = log.count(": ready on /dev/pts/")
-    floor_cpu = sum(ns - floor_before.get(tid, (0, 0))[0] for tid, (ns, _) in floor_after.items())
-    floor_switches = sum(n - floor_before.get(tid, (0, 0))[1] for tid, (_, n) in floor_after.items())
+    floor_cpu = sum(ns - floor_before.get(tid, (0, 0, 0))[0] for tid, (ns, _, _) in floor_after.items())
+    floor_switches = sum(n - floor_before.get(tid, (0, 0, 0))[1] for tid, (_, n, _) in floor_after.items())
     wakeups = round(sum(t["wakeups_per_s"] for t in per_thread), 1)
+    preempted = round(sum(t["preempted_per_s"] for t in per_thread), 1)
     return emit(
         "idle",
         {
@@ -131,6 +135,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "cpu_percent_of_one_core": cpu_percent,
             "cpu_percent_from_ticks": ticks_percent,
             "wakeups_per_s": wakeups,
+            "preempted_per_s": preempted,
             "threads": per_thread,
             "floor_one_thread_at_poll_rate": {
                 "cpu_percent_of_one_core": round(100 * floor_cpu / 1e9 / wall, 3),
