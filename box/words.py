@@ -107,3 +107,14 @@ def unshown(text: str) -> str:
 
 CONTROLLERS = ("ssd1306", "sh1106")
 """The OLED controllers the box drives (the pin map's `controller`)."""
+
+
+def digits_value(text: str | None) -> int | None:
+    """The whole number `text` writes in ASCII digits, else None: what comes from outside (an address,
+    a header, a form, a script, the environment) is read so. `str.isdigit` alone takes "²", which
+    `int` refuses, and "٣", which it reads as 3.
+
+    >>> digits_value("042"), digits_value("²"), digits_value("٣"), digits_value("-1"), digits_value(""), digits_value(None)
+    (42, None, None, None, None, None)
+    """
+    return int(text) if text is not None and text.isascii() and text.isdigit() else None

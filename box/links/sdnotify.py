@@ -23,6 +23,8 @@ import socket
 import time
 from collections.abc import Callable
 
+from box.words import digits_value
+
 log = logging.getLogger(__name__)
 
 
@@ -76,11 +78,11 @@ def watchdog_interval() -> float | None:
     >>> watchdog_interval() is None
     True
     """
-    usec = os.environ.get("WATCHDOG_USEC", "")
+    usec = digits_value(os.environ.get("WATCHDOG_USEC"))
     pid = os.environ.get("WATCHDOG_PID", "")
-    if not usec.isdigit() or int(usec) == 0 or (pid and pid != str(os.getpid())):
+    if not usec or (pid and pid != str(os.getpid())):
         return None  # no watchdog, or it watches another process
-    return int(usec) / 2_000_000
+    return usec / 2_000_000
 
 
 class WatchdogPinger:

@@ -21,7 +21,7 @@ from typing import Any
 from box.links.control import ControlServer
 from box.sim.world import SimulatedBox
 from box.storage.config import MqttConfig
-from box.words import BUTTONS
+from box.words import BUTTONS, digits_value
 
 # verb -> (smallest, largest) number of words after it; None: no upper bound
 ARITY: dict[str, tuple[int, int | None]] = {
@@ -124,7 +124,7 @@ def check_words(command: Command, path: str) -> None:
             raise fail(f"{verb}: {words[-1]!r} is not a number of seconds") from None
         if seconds < 0:
             raise fail(f"{verb}: seconds cannot be negative")
-    if verb == "dice" and not all(w.isdigit() and 1 <= int(w) <= 6 for w in words):
+    if verb == "dice" and not all(1 <= (digits_value(w) or 0) <= 6 for w in words):
         raise fail(f"dice takes two numbers from 1 to 6, not {' '.join(words)}")
     if verb == "garbage":
         try:
@@ -156,8 +156,8 @@ def lookup(data: Any, path: str) -> Any:
     """Follow a dotted path through dicts and lists; KeyError names the missing part."""
     current = data
     for part in path.split("."):
-        if isinstance(current, list) and part.lstrip("-").isdigit():
-            index = int(part)
+        if isinstance(current, list) and (number := digits_value(part.removeprefix("-"))) is not None:
+            index = -number if part.startswith("-") else number
             if not -len(current) <= index < len(current):
                 raise KeyError(f"{path}: index {index} out of range (length {len(current)})")
             current = current[index]

@@ -62,6 +62,7 @@ from box.web.summaries import (
     with_date,
     write_kept,
 )
+from box.words import digits_value
 
 log = logging.getLogger(__name__)
 
@@ -223,8 +224,8 @@ class JournalView:
                 values[key] = json.loads(value)
             except json.JSONDecodeError:
                 continue
-            if key.startswith(STARTED) and key[len(STARTED) :].isdigit():
-                started.setdefault(int(key[len(STARTED) :]), str(values[key]))
+            if key.startswith(STARTED) and (number := digits_value(key[len(STARTED) :])) is not None:
+                started.setdefault(number, str(values[key]))
         return Snapshot(rows, started, values)
 
     def sat(self) -> Sat:

@@ -11,6 +11,7 @@ from box.games.base import Figure
 from box.storage.player_ids import SEATS, person_id
 from box.storage.roster import Roster
 from box.web.summaries import GameSummary
+from box.words import digits_value
 
 UNNAMED_SEAT = re.compile(r"P\d{1,2}")  # a seat nobody named
 
@@ -44,9 +45,9 @@ def seats_of(values: Mapping[str, Any]) -> dict[int, list[str | None]]:
     """
     found = {}
     for key, value in values.items():
-        number = key[len(SEATS) :]
-        if key.startswith(SEATS) and number.isdigit() and isinstance(value, list):
-            found[int(number)] = [item if isinstance(item, str) else None for item in value]
+        number = digits_value(key[len(SEATS) :])
+        if key.startswith(SEATS) and number is not None and isinstance(value, list):
+            found[number] = [item if isinstance(item, str) else None for item in value]
     return found
 
 

@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from box.words import digits_value
+
 DEFAULT_LISTEN = "0.0.0.0:8080"
 
 
@@ -34,12 +36,13 @@ UVICORN_OPTIONS: dict[str, Any] = {
 
 def parse_listen(text: str) -> tuple[str, int]:
     """HOST:PORT (IPv6 in brackets) as a host and a port number; ValueError names what is wrong."""
-    host, colon, port = text.rpartition(":")
-    if not colon or not host or not port.isdigit():
+    host, colon, digits = text.rpartition(":")
+    port = digits_value(digits)
+    if not colon or not host or port is None:
         raise ValueError(f"--listen: expected HOST:PORT, not {text!r}")
-    if not 0 <= int(port) <= 65535:  # 0: any free port (the URL is printed)
+    if not 0 <= port <= 65535:  # 0: any free port (the URL is printed)
         raise ValueError(f"--listen: port {port} is not 0..65535")
-    return host.removeprefix("[").removesuffix("]"), int(port)
+    return host.removeprefix("[").removesuffix("]"), port
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -31,6 +31,7 @@ from box.web import drawings, security
 from box.web.journal_view import JOURNAL_FILE, JournalBusy, JournalView
 from box.web.link import BoxLink, BoxOffline, BoxRefused
 from box.web.summaries import HISTORY_FILE
+from box.words import digits_value
 
 log = logging.getLogger(__name__)
 
@@ -208,11 +209,11 @@ class Site:
         """Check a write (Origin, size, session, form token) and return its form; raises Refused."""
         if not from_this_page(request):
             raise Refused(403, FOREIGN)
-        length = request.headers.get("content-length")
-        if length is None or not length.isdigit():
+        length = digits_value(request.headers.get("content-length"))
+        if length is None:
             raise Refused(411, "Refused: the request must say its length")
         limit = self.settings.max_upload
-        if int(length) > limit:
+        if length > limit:
             raise Refused(413, f"Refused: larger than {limit // 1024} KB")
         session = self.session_of(request)
         if session is None:

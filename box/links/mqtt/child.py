@@ -14,6 +14,7 @@ from box.events import EncodedEvents
 from box.links.control import ControlServer
 from box.links.mqtt.bridge import fingerprint
 from box.links.mqtt.publisher import CLOSE_WAIT
+from box.words import digits_value
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,8 @@ class MqttChild:
                     self.subscribed = True
                 elif word == "seen":  # "seen RUN SEQ FINGERPRINT": a dump taken, its newest event
                     run, seq, taken = [*rest.split(" "), "", ""][:3]
-                    self.seen = (run, int(seq)) if seq.isdigit() else self.seen
+                    number = digits_value(seq)
+                    self.seen = (run, number) if number is not None else self.seen
                     self.taken = taken or None
                 elif word == "status":
                     self.last_line = rest

@@ -30,6 +30,7 @@ from box.web import security
 from box.web.journal_view import JOURNAL_FILE
 from box.web.site import FOREIGN, NOT_RUNNING, PENDING, Refused, Site, from_this_page
 from box.web.upload import OVERHEAD, UploadRefused, receive_file
+from box.words import digits_value
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +55,13 @@ class BoxPage:
     async def upload(self, request: Request) -> Response:
         """A backup from a paired phone: streamed into the state folder (bounded in size and time),
         checked whole by the restore's own reader, then the question; nothing of the box changes."""
-        length = request.headers.get("content-length", "")
+        length = digits_value(request.headers.get("content-length"))
         session = self.site.session_of(request)
         if not from_this_page(request):
             return self.site.message(request, FOREIGN, 403)
-        if not length.isdigit():
+        if length is None:
             return self.site.message(request, "Refused: the request must say its length", 411)
-        if int(length) > MAX_BACKUP + OVERHEAD:
+        if length > MAX_BACKUP + OVERHEAD:
             return self.site.message(request, f"Refused: larger than {MAX_BACKUP // 2**20} MB: not a Gravebox backup", 413)
         if session is None:
             return self.site.message(request, "Pair this phone first (Pair, then the code on the box's screen)", 403)
@@ -129,10 +130,11 @@ class BoxPage:
             form = await self.site.guard(request)
         except Refused as problem:
             return PlainTextResponse(str(problem), status_code=problem.status)
-        ms = str(form.get("ms", ""))
-        if not ms.isdigit() or len(ms) > 16:
+        text = str(form.get("ms", ""))
+        ms = digits_value(text)
+        if ms is None or len(text) > 16:
             return PlainTextResponse("ms: a whole number of milliseconds", status_code=400)
-        if unheard := await self.site.tell_box("phone-time", ms=int(ms)):
+        if unheard := await self.site.tell_box("phone-time", ms=ms):
             return PlainTextResponse(unheard, status_code=503)
         return PlainTextResponse("the box has this phone's time")
 

@@ -24,6 +24,7 @@ from box.web.pages.roster import roster_of
 from box.web.people import PlayerStats, player_stats, seated, seats_of
 from box.web.site import BUSY, Site
 from box.web.summaries import GameSummary
+from box.words import digits_value
 
 PAGE_GAMES = 25  # games a History or a player's page lists, newest first; the figures count them all
 
@@ -104,8 +105,13 @@ class HistoryPage:
 
 
 def _number(text: str | None) -> int:
-    """A page number from the address, 1 when it is none."""
-    return int(text) if text is not None and text.isdigit() and len(text) <= 6 else 1
+    """A page number from the address, 1 when it is none.
+
+    >>> _number("3"), _number("²"), _number("-3"), _number(None), _number("1234567")
+    (3, 1, 1, 1, 1)
+    """
+    number = digits_value(text)
+    return number if number is not None and number < 10**6 else 1
 
 
 def find_player(players: dict[str, PlayerStats], name: str) -> PlayerStats | None:

@@ -11,6 +11,7 @@ from starlette.routing import Route
 from box.web import security
 from box.web.link import BoxOffline
 from box.web.site import FOREIGN, Refused, Site, from_this_page
+from box.words import digits_value
 
 ATTEMPTS = {  # what a refused code says
     "wrong": (403, "Wrong code"),
@@ -60,8 +61,8 @@ class PairPage:
     async def pair(self, request: Request) -> Response:
         if not from_this_page(request):
             return self.site.refused(request, Refused(403, FOREIGN))
-        length = request.headers.get("content-length", "")
-        if not length.isdigit() or int(length) > 1024:
+        length = digits_value(request.headers.get("content-length"))
+        if length is None or length > 1024:
             return self.site.refused(request, Refused(413, "Refused: a code is six digits"))
         form = await request.form(max_files=0, max_fields=5)
         client = request.client.host if request.client else "?"
