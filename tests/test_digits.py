@@ -27,6 +27,13 @@ def test_a_script_with_other_digits_is_refused_with_its_line(digits: str) -> Non
         lookup({"seats": ["Ann", "Bob"]}, f"seats.{digits}")
 
 
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "1e308", "٣", "86401"])
+def test_a_script_waits_a_finite_time(seconds: str) -> None:
+    with pytest.raises(ScriptError, match="is not a number of seconds from 0 to 86400"):
+        parse_script(f"wait {seconds}\n", "night.script")
+    assert parse_script("wait 0.5\nhold ok 2\n", "night.script")
+
+
 def test_a_script_reads_a_list_from_its_end() -> None:
     assert lookup({"seats": ["Ann", "Bob"]}, "seats.-1") == "Bob" and lookup({"seats": ["Ann", "Bob"]}, "seats.0") == "Ann"
 

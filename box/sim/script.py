@@ -12,6 +12,7 @@ with the file, the line and the reason.
 from __future__ import annotations
 
 import json
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ ARITY: dict[str, tuple[int, int | None]] = {
     "expect": (3, None),
 }
 
+MOST_SECONDS = 86_400.0  # a `wait` or a `hold` lasts a day at most (virtual time)
 CASELESS_FIRST = ("start", "press", "hold", "tap", "put", "lift", "unplug", "replug", "garbage")
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
@@ -119,11 +121,11 @@ def check_words(command: Command, path: str) -> None:
         raise fail(f"unknown button {words[0]!r}; buttons are {', '.join(BUTTONS)}")
     if verb in ("hold", "wait"):
         try:
-            seconds = float(words[-1])
+            seconds = float(words[-1]) if words[-1].isascii() else math.nan
         except ValueError:
-            raise fail(f"{verb}: {words[-1]!r} is not a number of seconds") from None
-        if seconds < 0:
-            raise fail(f"{verb}: seconds cannot be negative")
+            seconds = math.nan
+        if not 0 <= seconds <= MOST_SECONDS:  # not nan, not inf
+            raise fail(f"{verb}: {words[-1]!r} is not a number of seconds from 0 to {MOST_SECONDS:g}")
     if verb == "dice" and not all(1 <= (digits_value(w) or 0) <= 6 for w in words):
         raise fail(f"dice takes two numbers from 1 to 6, not {' '.join(words)}")
     if verb == "garbage":
