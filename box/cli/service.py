@@ -119,6 +119,9 @@ def keep_class_code() -> None:
     box.CLASS_CODE.forget()  # this version's classes only: an earlier one's are not kept
     import box.core.app  # the box's modules, as a start imports them
     import box.core.hardware
+    import box.links.mqtt.bridge  # `gravebox mqtt`'s
+    import box.web.app  # `gravebox web`'s
+    import box.web.server
     from box.games import GAMES, rules_for
 
     for game in GAMES:
