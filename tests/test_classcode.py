@@ -151,3 +151,25 @@ def test_a_start_compiles_none_of_the_boxs_dataclasses_once_they_are_kept(tmp_pa
     )
     assert int(first[0]) >= 37 and first[1] == "0"  # made: the box's 37 dataclasses' methods (one source each or more); none found
     assert again == ["0", first[0]]  # none made; as many found
+
+
+KEEP_WITHOUT_EXTRAS = """
+import sys
+from pathlib import Path
+sys.modules["starlette"] = sys.modules["paho"] = None  # the web and mqtt extras not installed
+import box
+from box.files.classcode import ClassCode
+box.CLASS_CODE.path = Path(sys.argv[1])  # this test's own file
+from box.cli.service import keep_class_code
+keep_class_code()
+print(len(ClassCode(Path(sys.argv[1])).index))
+"""
+
+
+def test_the_installer_keeps_the_code_without_the_optional_extras(tmp_path: Path) -> None:
+    """install.sh's `keep_class_code` on a box installed without the page's or MQTT's libraries keeps the
+    box's classes and says nothing of the services that cannot start there."""
+    kept = tmp_path / "classcode.bin"
+    done = subprocess.run([sys.executable, "-c", KEEP_WITHOUT_EXTRAS, str(kept)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert int(done.stdout) >= 37

@@ -5,6 +5,7 @@ cannot run on this machine at all.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from collections.abc import Callable
@@ -119,11 +120,14 @@ def keep_class_code() -> None:
     box.CLASS_CODE.forget()  # this version's classes only: an earlier one's are not kept
     import box.core.app  # the box's modules, as a start imports them
     import box.core.hardware
-    import box.links.mqtt.bridge  # `gravebox mqtt`'s
-    import box.web.app  # `gravebox web`'s
-    import box.web.server
     from box.games import GAMES, rules_for
 
     for game in GAMES:
         rules_for(game)
+    for service in ("box.links.mqtt.bridge", "box.web.server", "box.web.app"):  # `gravebox mqtt`'s and `web`'s
+        try:
+            importlib.import_module(service)
+        except ModuleNotFoundError as missing:  # its extra not installed: it cannot start either
+            if (missing.name or "box").split(".")[0] == "box":
+                raise
     box.CLASS_CODE.save()
