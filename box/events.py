@@ -53,7 +53,8 @@ class GameStarted(NamedTuple):
 
 class ActionAccepted(NamedTuple):
     """A player's action was journaled; `words` say what it did in the players' words (the game's
-    label, a card's name), "" for a bare press or roll (`GameSession.said_last`)."""
+    label, a card's name, "move to …" for a press that moved a picker's cursor), "" for a bare press
+    or roll (`GameSession.said_last`)."""
 
     game: str
     words: str

@@ -184,3 +184,29 @@ def test_the_loops_own_subscriber_has_each_event_when_publish_returns() -> None:
     bus.publish(DiceRolled((2, 3), game=None))
     assert link.changes == 1 and [entry["faces"] for entry in link.events()] == [[2, 3]]
     assert bus.stats()["phone"] == {"delivered": 1, "dropped": 0, "failed": 0}
+
+
+def test_a_cursor_moved_in_a_picker_says_where_it_moved_and_the_house_is_not_told(tmp_path: Path) -> None:
+    """A press that only moved a picker's cursor is an action (journaled, undoable) whose words name
+    the line it moved to, as its undo label does; MQTT keeps it from the house (`is_cursor_move`).
+    An OK is not one."""
+    from box.links.mqtt.topics import is_cursor_move
+
+    world = SimulatedBox(tmp_path)
+    seen: list[Event] = []
+    world.bus.subscribe("test", seen.append)
+    world.box.lobby.start_game("deck-of-death", world.now, names=["Ann", "Bob"])
+    world.put("left", world.uid_for("dd177"))  # Immunity: a picker of the players
+    world.lift("left")
+    world.press("down")
+    assert world.bus.flush()
+    moved = [event for event in seen if isinstance(event, ActionAccepted)][-1]
+    session = world.box.session
+    assert session is not None
+    view = session.view(session.state)
+    assert view.cursor is not None and moved.words == f"move to {view.lines[view.cursor].strip()}"
+    assert is_cursor_move(moved) and session.last_action() == moved.words
+    world.press("ok")
+    assert world.bus.flush()
+    chosen = [event for event in seen if isinstance(event, ActionAccepted)][-1]
+    assert chosen is not moved and not is_cursor_move(chosen)

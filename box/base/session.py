@@ -332,8 +332,8 @@ class GameSession:
 
     def said_last(self) -> str:
         """What the last action did in the players' words, for the events and the phone page: the
-        rules' label, else the card played by its name; "" for a bare press or roll (no button
-        names, no dice: a roll has its own event)."""
+        rules' label, else the card played by its name, else the line a cursor moved to; "" for a
+        bare press or roll (no button names, no dice: a roll has its own event)."""
         action = self.newest()
         if action is None:
             return ""
@@ -351,12 +351,17 @@ class GameSession:
         return None
 
     def told(self, action: Action) -> str | None:
-        """The rules' words for the newest action (a roll is the box's dice: none), worded once a state
-        (the action's event and the undo label both ask)."""
+        """The words for the newest action, worded once a state (the action's event and the undo label
+        both ask): the rules', else for a press that moved a picker's cursor the line it moved to
+        ("move to Draw a card": MQTT does not tell the house of it, box/links/mqtt/topics.py); none
+        for a roll (the box's dice) or another bare press."""
         said = self.said
         if said is not None and said[0] is self.state and said[1] is action:
             return said[2]
         words = None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
+        if words is None and isinstance(action, Press) and action.button in ("up", "down") and self.before is not None:
+            moved = describe(action, self.deck, views=(self.view(self.before), self.view(self.state)))
+            words = moved if moved.startswith("move to ") else None
         self.said = (self.state, action, words)
         return words
 
