@@ -213,10 +213,12 @@ def test_an_undone_event_is_withdrawn_and_cursor_moves_are_not_told(broker: Brok
         assert ("test/undo/event/action-accepted", accepted["seq"]) in [(t, d["withdrawn"]["seq"]) for t, d in withdrawn]
         assert [d["withdrawn"]["event_type"] for _, d in withdrawn] == ["turn-passed", "action-accepted"]  # newest first
         world.box.publish(ActionAccepted("dead-set", "move to Draw a card", "Ann"))  # a cursor move
+        world.box.publish(Undone("dead-set", "move to Draw a card"))  # and its undo: nothing to withdraw
         world.box.publish(DiceRolled((3, 3), game=None))
         box.pass_(bridge)
         seen = watcher.wait_for(lambda seen: any(t.endswith("/dice-rolled") for t, _, _ in seen))
         assert not any("move to" in payload for _, payload, _ in seen)
+        assert len([p for _, p, _ in seen if '"event_type":"withdrawn"' in p]) == len(withdrawn)  # none more
     finally:
         watcher.stop()
         stop(bridge, thread)

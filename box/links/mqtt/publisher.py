@@ -117,7 +117,9 @@ class MqttPublisher:
                     self._withdraw(name, payload, when)
                 if was_over and self.over_told is not None:  # the move that ended the game, undone
                     self._withdraw("game-over", self.over_told, when)
-            if not isinstance(event, Standing) and not is_cursor_move(event):  # the state carries a standing
+            if is_cursor_move(event):  # a move all the same: its undo withdraws nothing
+                self.moves.take(event, None)
+            elif not isinstance(event, Standing):  # the state carries a standing
                 payload = event_payload(event, when, mark)
                 self.moves.take(event, payload)
                 self._queue(Outgoing(f"{self.base}/event/{event_name(event)}", _json(payload), kind="event"))

@@ -182,13 +182,13 @@ def event_payload(event: Event, at: float, mark: tuple[str, int] | None = None) 
 
 
 def is_cursor_move(event: Event) -> bool:
-    """An accepted press that only moved a menu's cursor (box/base/session.py `describe` words it
-    "move to ..."): journaled, counted, not told to the house.
+    """An accepted press that only moved a menu's cursor, or its undo (box/base/session.py `describe`
+    words it "move to ..."): journaled, counted, not told to the house.
 
-    >>> is_cursor_move(ActionAccepted("dead-fellas", "move to Draw a card", "Ann"))
-    True
+    >>> is_cursor_move(ActionAccepted("dead-fellas", "move to Draw a card", "Ann")), is_cursor_move(Undone("dead-set", "move to Ann"))
+    (True, True)
     """
-    return isinstance(event, ActionAccepted) and event.words.startswith("move to ")
+    return isinstance(event, ActionAccepted | Undone) and event.words.startswith("move to ")
 
 
 def marker_from(data: Any) -> tuple[str, int] | None:
@@ -204,13 +204,16 @@ def marker_from(data: Any) -> tuple[str, int] | None:
 
 class Moves:
     """The events each of the last moves published, so that an undo withdraws them: a move begins
-    with its `action-accepted`; `undo` takes the last move's events back (newest first).
+    with its `action-accepted`; `undo` takes the last move's events back (newest first). A move the
+    house is not told of (a cursor moved: `payload` None) is a move all the same: its undo withdraws
+    nothing, not the move before it.
 
     >>> moves = Moves()
     >>> moves.take(ActionAccepted("dead-set", "Ada", "Ann"), {"event_type": "action-accepted"})
     >>> moves.take(DiceRolled((1, 2), "dead-set"), {"event_type": "dice-rolled", "seq": 2})
-    >>> moves.undo(), moves.undo()
-    ([('dice-rolled', {'event_type': 'dice-rolled', 'seq': 2}), ('action-accepted', {'event_type': 'action-accepted'})], [])
+    >>> moves.take(ActionAccepted("dead-set", "move to Ann", "Ann"), None)
+    >>> moves.undo(), moves.undo(), moves.undo()
+    ([], [('dice-rolled', {'event_type': 'dice-rolled', 'seq': 2}), ('action-accepted', {'event_type': 'action-accepted'})], [])
     """
 
     KEPT = 20  # moves remembered (an undo further back withdraws nothing)
@@ -218,13 +221,14 @@ class Moves:
     def __init__(self) -> None:
         self.moves: deque[list[tuple[str, dict[str, Any]]]] = deque(maxlen=self.KEPT)
 
-    def take(self, event: Event, payload: dict[str, Any]) -> None:
+    def take(self, event: Event, payload: dict[str, Any] | None) -> None:
+        """`event` published as `payload` (None: not told)."""
         if isinstance(event, GameStarted | GameLeft):
             self.moves.clear()
             return
         if isinstance(event, ActionAccepted):
             self.moves.append([])
-        if self.moves and not isinstance(event, Undone):
+        if self.moves and payload is not None and not isinstance(event, Undone):
             self.moves[-1].append((payload["event_type"], payload))
 
     def undo(self) -> list[tuple[str, dict[str, Any]]]:
