@@ -35,29 +35,24 @@ class PhoneLink:
 
     def __init__(self) -> None:
         self.recent: deque[KeptEvent] = deque()
-        self.texts: deque[str] = deque()  # each one's JSON, in step with `recent` ("" until made)
         self.run = os.urandom(4).hex()
         self.numbered = 0
         self.changes = 0  # events taken so far, numbered or not: the loop dumps the state again when it grows
         self.standing: KeptEvent | None = None  # the newest standing, among `recent`
-        self.encoded: tuple[int, EncodedEvents] = (0, KeptEvents((), "[]"))  # `events` as of that many changes
+        self.encoded: tuple[int, EncodedEvents] = (0, KeptEvents(()))  # `events` as of that many changes
 
     def __call__(self, event: Event) -> None:
         kept = KeptEvent(event, round(time.time() * 1000) / 1000, None)  # to the ms (`round(t, 3)` costs a decimal conversion)
-        recent, texts = self.recent, self.texts
         if isinstance(event, Standing):
             if self.standing is not None:
-                index = recent.index(self.standing)
-                del recent[index], texts[index]
+                self.recent.remove(self.standing)
             self.standing = kept
         else:
             self.numbered += 1
             kept.seq = self.numbered
-        recent.append(kept)
-        texts.append("")
-        if len(recent) - (self.standing is not None) > self.KEPT:  # the oldest moment goes, never the standing
-            index = 1 if recent[0] is self.standing else 0
-            del recent[index], texts[index]
+        self.recent.append(kept)
+        if len(self.recent) - (self.standing is not None) > self.KEPT:  # the oldest moment goes, never the standing
+            del self.recent[1 if self.recent[0] is self.standing else 0]
         self.changes += 1
 
     def events(self) -> EncodedEvents:
@@ -65,10 +60,10 @@ class PhoneLink:
         newest are last: those taken since the last call)."""
         changes, encoded = self.encoded
         if changes != self.changes:
-            recent, texts = self.recent, self.texts
+            recent = self.recent
             for index in range(-min(self.changes - changes, len(recent)), 0):
-                texts[index] = recent[index].encode(self.run)
-            encoded = KeptEvents(tuple(recent), "[" + ",".join(texts) + "]")
+                recent[index].encode(self.run)
+            encoded = KeptEvents(tuple(recent))
             self.encoded = (self.changes, encoded)
         return encoded
 
@@ -79,8 +74,9 @@ class KeptEvents(EncodedEvents):
 
     __slots__ = ("kept",)
 
-    def __init__(self, kept: tuple[KeptEvent, ...], text: str) -> None:
-        self.kept, self.text = kept, text  # `text`: their JSON joined
+    def __init__(self, kept: tuple[KeptEvent, ...]) -> None:
+        self.kept = kept
+        self.text = "[" + ",".join([event.text for event in kept]) + "]"
 
     def __iter__(self) -> Iterator[EncodedEvent]:
         return (event.entry for event in self.kept)
@@ -102,11 +98,9 @@ class KeptEvent:
         self.text = ""  # its JSON, once made
         self._entry: EncodedEvent | None = None
 
-    def encode(self, run: str) -> str:
-        """Its JSON, made once."""
+    def encode(self, run: str) -> None:
         if not self.text:
             self.run, self.text = run, event_text(self.event, self.at, run, self.seq)
-        return self.text
 
     @property
     def entry(self) -> EncodedEvent:
