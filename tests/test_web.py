@@ -656,3 +656,23 @@ def test_history_lists_its_games_a_page_at_a_time_and_counts_them_all(tmp_path: 
         assert f"In all: celebrities <b>{games}</b>" in ann and "page 1 of 2" in ann and 'href="?page=2">Older games' in ann
         older = client.get("/players/Ann?page=2").text
         assert re.findall(r"<tr><td>#(\d+)", older) == [str(n) for n in range(5, 0, -1)] and "Older games" not in older
+
+
+def test_a_players_figures_in_all_say_which_are_their_best(tmp_path: Path) -> None:
+    """A figure that adds up as a sum is their total; one that keeps the highest (Deadlines' "% right")
+    is their best, and says so; a label with a comma in it stays one item."""
+    from box.storage.history import HISTORY_FILE as PLAYED
+    from box.storage.history import Played, append
+    from box.storage.journal import Journal
+
+    journal = Journal(tmp_path / "journal.db")
+    declared = ({"key": "penalties", "label": "penalties", "adds": "sum"}, {"key": "birth_right", "label": "% right, Birth", "adds": "max"})
+    for penalties, right in ((1, 80), (2, 50)):
+        game = journal.start_game("deadlines", ["Ann", "Bob"], {}, None)
+        journal.finish_game(game)
+        figures = {"Ann": {"penalties": penalties, "birth_right": right}, "Bob": {"penalties": 3, "birth_right": 10}}
+        append(tmp_path / PLAYED, Played(game, "deadlines", "Deadlines", ("Ann", "Bob"), ("Ann",), figures, "2026-11-30 20:00", 0, declared))
+    journal.close()
+    with TestClient(create_app(WebSettings(state_dir=tmp_path, control=tmp_path / "none.sock", hosts=HOSTS))) as client:
+        ann = client.get("/players/Ann").text
+    assert "In all: penalties <b>3</b> · % right, Birth <b>80</b> (best)</p>" in ann
