@@ -51,6 +51,11 @@ class GameStarted(NamedTuple):
     number: int
 
 
+MOVED = "move to "
+"""How `ActionAccepted.words` begin for a press that only moved a picker's cursor (box/base/session.py
+words it; the MQTT process keeps such moves from the house, box/links/mqtt/topics.py)."""
+
+
 class ActionAccepted(NamedTuple):
     """A player's action was journaled; `words` say what it did in the players' words (the game's
     label, a card's name, "move to …" for a press that moved a picker's cursor), "" for a bare press

@@ -37,6 +37,7 @@ from typing import Any
 
 import box
 from box.decks.codec import Deck
+from box.events import MOVED
 from box.games.base import Action, Press, Rejected, Roll, Rules, Setup, Step, Tap, View
 from box.storage.journal import GameRecord, Journal, StorageError
 
@@ -83,7 +84,7 @@ def describe(action: Action, deck: Deck, secret: bool = False, views: tuple[View
     if isinstance(action, Press):
         before, after = views or (View(""), View(""))
         if action.button in ("up", "down") and after.cursor is not None and after.cursor < len(after.lines):
-            return f"move to {after.lines[after.cursor].strip()}"
+            return f"{MOVED}{after.lines[after.cursor].strip()}"
         if action.button == "ok" and before.cursor is not None and before.cursor < len(before.lines):
             return f"OK on {before.lines[before.cursor].strip()}"
         return f"{'hold' if action.long else 'press'} {action.button.upper()}"
@@ -361,7 +362,7 @@ class GameSession:
         words = None if isinstance(action, Roll) else self.rules.describe(self.before, action, self.state)
         if words is None and isinstance(action, Press) and action.button in ("up", "down") and self.before is not None:
             moved = describe(action, self.deck, views=(self.view(self.before), self.view(self.state)))
-            words = moved if moved.startswith("move to ") else None
+            words = moved if moved.startswith(MOVED) else None
         self.said = (self.state, action, words)
         return words
 

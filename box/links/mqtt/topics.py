@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from box.events import (
+    MOVED,
     ActionAccepted,
     ChugTimed,
     DiceRolled,
@@ -188,7 +189,7 @@ def is_cursor_move(event: Event) -> bool:
     >>> is_cursor_move(ActionAccepted("dead-fellas", "move to Draw a card", "Ann")), is_cursor_move(Undone("dead-set", "move to Ann"))
     (True, True)
     """
-    return isinstance(event, ActionAccepted | Undone) and event.words.startswith("move to ")
+    return isinstance(event, ActionAccepted | Undone) and event.words.startswith(MOVED)
 
 
 def marker_from(data: Any) -> tuple[str, int] | None:
